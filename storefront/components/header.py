@@ -1,0 +1,213 @@
+"""The public header: brand, navigation, cart badge, mobile menu and the hidden admin corner."""
+
+import reflex as rx
+
+from storefront.collections import COLLECTIONS, Collection
+from storefront.components import navigation_menu as nm
+from storefront.components import styles
+from storefront.services.seed import collection_tile_url
+from storefront.state.cart import CartState
+from storefront.state.header import HeaderState, admin_gesture_click
+
+BRAND_TITLE = "SWDNN"
+BRAND_TAGLINE = "She Wit Da Nupes Now"
+
+NAV_HOVER_DELAY_MS = 200
+NAV_SKIP_DELAY_MS = 300
+NEW_ARRIVALS_PANEL_WIDTH = "800px"
+
+MOBILE_LINKS: list[tuple[str, str]] = [
+    ("New Arrivals", "/new-arrivals"),
+    ("Our Products", "/products"),
+    ("Tours & Events", "/tours-and-events"),
+    *[(c.title, c.route) for c in COLLECTIONS],
+]
+
+
+def brand() -> rx.Component:
+    return rx.link(
+        rx.vstack(
+            rx.text(BRAND_TITLE, font_weight="800", font_size="1.35rem", letter_spacing="0.08em", color=styles.ACCENT),
+            rx.text(BRAND_TAGLINE, font_size="0.75rem", color=styles.MUTED, line_height="1"),
+            spacing="0",
+        ),
+        href="/",
+        underline="none",
+        aria_label="Home",
+    )
+
+
+def cart_button() -> rx.Component:
+    return rx.link(
+        rx.box(
+            rx.icon("shopping-cart", size=22),
+            rx.cond(
+                CartState.total_quantity > 0,
+                rx.badge(
+                    CartState.total_quantity,
+                    data_testid="cart-badge",
+                    color_scheme="crimson",
+                    variant="solid",
+                    radius="full",
+                    position="absolute",
+                    top="-8px",
+                    right="-10px",
+                ),
+            ),
+            position="relative",
+            color=styles.INK,
+        ),
+        href="/cart",
+        aria_label="Cart",
+        padding="0.5rem",
+    )
+
+
+def search_button() -> rx.Component:
+    return rx.icon_button(rx.icon("search", size=20), variant="ghost", color_scheme="gray", aria_label="Search")
+
+
+def collection_tile(collection: Collection) -> rx.Component:
+    """A New Arrivals panel tile; selecting it closes the panel (Radix Link behaviour)."""
+    return nm.nav_link(
+        rx.link(
+            rx.box(
+                rx.image(src=collection_tile_url(collection.key), alt=collection.title, style=styles.tile_image),
+                height="110px",
+                overflow="hidden",
+                border_radius="8px",
+            ),
+            rx.text(collection.label, font_weight="700", margin_top="0.4rem", color=styles.INK),
+            rx.text(collection.title, font_size="0.8rem", color=styles.MUTED),
+            href=collection.route,
+            underline="none",
+            class_name="group",
+            display="block",
+            padding="0.5rem",
+            border_radius="10px",
+            _hover={"background": rx.color("gray", 3)},
+        ),
+        as_child=True,
+    )
+
+
+def new_arrivals_menu() -> rx.Component:
+    return nm.nav_item(
+        nm.nav_trigger(
+            rx.hstack(rx.text("New Arrivals"), rx.icon("chevron-down", size=14), spacing="1", align="center"),
+            style={**styles.nav_link, "background": "transparent", "border": "none", "cursor": "pointer"},
+        ),
+        nm.nav_content(
+            rx.grid(
+                *[collection_tile(c) for c in COLLECTIONS],
+                columns="3",
+                spacing="3",
+                data_testid="new-arrivals-grid",
+            ),
+            width=NEW_ARRIVALS_PANEL_WIDTH,
+            padding="1rem",
+            position="absolute",
+            top="100%",
+            left="0",
+            margin_top="0.5rem",
+            background=rx.color("gray", 1),
+            border=styles.BORDER,
+            border_radius="12px",
+            box_shadow="0 12px 32px rgba(0,0,0,0.12)",
+            z_index="60",
+            data_testid="new-arrivals-panel",
+        ),
+        position="relative",
+    )
+
+
+def plain_nav_item(label: str, href: str) -> rx.Component:
+    return nm.nav_item(nm.nav_link(rx.link(label, href=href, style=styles.nav_link), as_child=True))
+
+
+def desktop_nav() -> rx.Component:
+    return nm.nav_root(
+        nm.nav_list(
+            plain_nav_item("Our Products", "/products"),
+            plain_nav_item("Tours & Events", "/tours-and-events"),
+            new_arrivals_menu(),
+            *[plain_nav_item(c.label, c.route) for c in COLLECTIONS],
+            style={"display": "flex", "align_items": "center", "gap": "0.1rem", "list_style": "none", "margin": "0", "padding": "0"},
+        ),
+        delay_duration=NAV_HOVER_DELAY_MS,
+        skip_delay_duration=NAV_SKIP_DELAY_MS,
+        position="relative",
+        aria_label="Main",
+    )
+
+
+def mobile_menu() -> rx.Component:
+    return rx.cond(
+        HeaderState.mobile_menu_open,
+        rx.vstack(
+            *[
+                rx.link(label, href=href, on_click=HeaderState.close_mobile_menu, style=styles.nav_link, width="100%")
+                for label, href in MOBILE_LINKS
+            ],
+            spacing="0",
+            width="100%",
+            padding="0.5rem 1rem 1rem",
+            border_top=styles.BORDER,
+            background=rx.color("gray", 1),
+            data_testid="mobile-menu",
+        ),
+    )
+
+
+def hidden_admin_corner() -> rx.Component:
+    """An invisible area in the top-right corner; five quick clicks open the admin login."""
+    return rx.box(
+        on_click=admin_gesture_click(),
+        position="absolute",
+        top="0",
+        right="0",
+        width="28px",
+        height="28px",
+        z_index="70",
+        data_testid="admin-gesture",
+        aria_hidden="true",
+    )
+
+
+def header() -> rx.Component:
+    return rx.box(
+        rx.hstack(
+            brand(),
+            rx.desktop_only(desktop_nav()),
+            rx.hstack(
+                search_button(),
+                cart_button(),
+                rx.mobile_and_tablet(
+                    rx.icon_button(
+                        rx.cond(HeaderState.mobile_menu_open, rx.icon("x"), rx.icon("menu")),
+                        on_click=HeaderState.toggle_mobile_menu,
+                        variant="ghost",
+                        color_scheme="gray",
+                        aria_label="Menu",
+                        data_testid="mobile-menu-toggle",
+                    )
+                ),
+                spacing="3",
+                align="center",
+            ),
+            justify="between",
+            align="center",
+            height=styles.HEADER_HEIGHT,
+            style=styles.content_box,
+        ),
+        rx.mobile_and_tablet(mobile_menu()),
+        hidden_admin_corner(),
+        as_="header",
+        position="sticky",
+        top="0",
+        z_index="50",
+        width="100%",
+        background="rgba(255,255,255,0.92)",
+        backdrop_filter="blur(8px)",
+        border_bottom=styles.BORDER,
+    )

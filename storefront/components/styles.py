@@ -1,0 +1,41 @@
+"""Design tokens shared by every page: colours, widths and a few reusable style dicts."""
+
+import reflex as rx
+
+ACCENT = rx.color("crimson", 9)
+INK = rx.color("gray", 12)
+MUTED = rx.color("gray", 11)
+SURFACE = rx.color("gray", 2)
+BORDER = f"1px solid {rx.color('gray', 5)}"
+
+CONTENT_WIDTH = "1200px"
+HEADER_HEIGHT = "4.5rem"
+
+content_box = {
+    "width": "100%",
+    "max_width": CONTENT_WIDTH,
+    "margin_x": "auto",
+    "padding_x": ["1rem", "1.5rem", "2rem"],
+}
+
+tile_image = {
+    "width": "100%",
+    "height": "100%",
+    "object_fit": "cover",
+    "transition": "transform 0.3s ease",
+    "_group_hover": {"transform": "scale(1.04)"},
+}
+
+nav_link = {
+    "color": INK,
+    "font_weight": "500",
+    "font_size": "0.95rem",
+    "padding": "0.5rem 0.75rem",
+    "border_radius": "6px",
+    "text_decoration": "none",
+    "_hover": {"background": rx.color("gray", 3), "text_decoration": "none"},
+}
+
+base_style = {
+    "font_family": "'Inter', system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif",
+}

@@ -1,0 +1,38 @@
+"""Command line for the store's setup steps: `python -m storefront.manage migrate|seed|prepare`."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+from storefront.config import Settings, get_settings
+from storefront.db import get_engine, migrate, session_scope
+from storefront.services.seed import prepare_media, seed_catalogue_if_empty
+from storefront.wiring import print_provider
+
+log = logging.getLogger("storefront.manage")
+
+
+def seed(settings: Settings) -> None:
+    provider = print_provider(settings)
+    written = prepare_media(settings, provider)
+    with session_scope(get_engine()) as session:
+        count = seed_catalogue_if_empty(session, provider)
+    log.info("images written: %d; products seeded: %d", written, count)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="storefront.manage")
+    parser.add_argument("command", choices=["migrate", "seed", "prepare"])
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    settings = get_settings()
+    if args.command in ("migrate", "prepare"):
+        migrate(settings.db_url)
+        log.info("database migrated: %s", settings.db_url.split("@")[-1])
+    if args.command in ("seed", "prepare"):
+        seed(settings)
+
+
+if __name__ == "__main__":
+    main()

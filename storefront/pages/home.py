@@ -1,0 +1,119 @@
+"""Home: full-screen hero, the five collection tiles and the newsletter block."""
+
+import reflex as rx
+
+from storefront.collections import COLLECTIONS, SWDNN, Collection
+from storefront.components import styles
+from storefront.components.header import BRAND_TAGLINE
+from storefront.components.layout import public_page
+from storefront.services.seed import collection_tile_url
+
+HERO_TITLE = BRAND_TAGLINE
+HERO_TAGLINE = "Bold letters, loud colours, printed on demand for every chapter."
+
+
+def hero() -> rx.Component:
+    return rx.box(
+        rx.box(
+            rx.heading(HERO_TITLE, size="9", color="white", weight="bold", letter_spacing="-0.02em"),
+            rx.text(HERO_TAGLINE, size="5", color="rgba(255,255,255,0.9)", margin_top="1rem"),
+            rx.link(
+                rx.button("Shop the collection", size="4", color_scheme="gray", variant="solid", high_contrast=True),
+                href=SWDNN.route,
+                margin_top="2rem",
+                display="inline-block",
+            ),
+            style=styles.content_box,
+            data_testid="hero-slide",
+        ),
+        min_height=f"calc(100vh - {styles.HEADER_HEIGHT})",
+        display="flex",
+        align_items="center",
+        background=(
+            f"linear-gradient(120deg, rgba(60,0,10,0.86), rgba(155,17,30,0.65)), "
+            f"url('{collection_tile_url(SWDNN.key)}') center/cover no-repeat"
+        ),
+        aria_roledescription="carousel",
+    )
+
+
+def collection_tile(collection: Collection) -> rx.Component:
+    return rx.link(
+        rx.box(
+            rx.image(src=collection_tile_url(collection.key), alt=collection.title, style=styles.tile_image),
+            height="260px",
+            overflow="hidden",
+        ),
+        rx.box(
+            rx.text(collection.label, font_weight="800", letter_spacing="0.06em", color=collection.primary),
+            rx.heading(collection.title, size="4", color=styles.INK),
+            rx.text(collection.tagline, size="2", color=styles.MUTED),
+            padding="1rem",
+        ),
+        href=collection.route,
+        underline="none",
+        class_name="group",
+        display="block",
+        overflow="hidden",
+        border_radius="14px",
+        border=styles.BORDER,
+        background=rx.color("gray", 1),
+        transition="box-shadow 0.2s ease",
+        _hover={"box_shadow": "0 10px 30px rgba(0,0,0,0.12)"},
+        data_testid="collection-tile",
+    )
+
+
+def collections_grid() -> rx.Component:
+    return rx.box(
+        rx.heading("Shop the collections", size="7", margin_bottom="1.5rem"),
+        rx.grid(
+            *[collection_tile(c) for c in COLLECTIONS],
+            columns=rx.breakpoints(initial="1", sm="2", lg="3"),
+            spacing="5",
+        ),
+        style=styles.content_box,
+        padding_y="4rem",
+    )
+
+
+def newsletter() -> rx.Component:
+    return rx.box(
+        rx.vstack(
+            rx.heading("Join the newsletter", size="6"),
+            rx.text("New drops, restocks and event dates, straight to your inbox.", color=styles.MUTED),
+            rx.form(
+                rx.hstack(
+                    rx.input(
+                        type="email",
+                        name="email",
+                        placeholder="you@example.com",
+                        required=True,
+                        size="3",
+                        aria_label="Email address",
+                        width=["100%", "320px"],
+                    ),
+                    rx.button("Subscribe", type="submit", size="3", color_scheme="crimson"),
+                    spacing="2",
+                    width="100%",
+                    justify="center",
+                ),
+                prevent_default=True,
+                width="100%",
+            ),
+            align="center",
+            spacing="3",
+            text_align="center",
+            max_width="560px",
+            margin_x="auto",
+        ),
+        padding="3rem 1.5rem",
+        background=styles.SURFACE,
+        border_radius="16px",
+        style={**styles.content_box},
+    )
+
+
+@public_page(route="/", title="SWDNN | She Wit Da Nupes Now")
+def home() -> rx.Component:
+    return rx.box(hero(), collections_grid(), newsletter())

@@ -1,0 +1,245 @@
+"""Cart rules: lines merge by product id plus size; subtotal, shipping and total in cents.
+
+Every function is pure: it takes a sequence of lines and returns a new tuple, never mutating input.
+Product ids stay strings (the real id). The spec's Quick Add rule (numeric id, else 9999) is
+deliberately not followed, so two different non-numeric products never merge into one line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from decimal import Decimal
+
+from storefront.services.money import cents_to_dollars, dollars_to_cents
+
+CART_STORAGE_KEY = "cart-storage"
+FREE_SHIPPING_OVER_CENTS = 10000
+SHIPPING_CENTS = 999
+TAX_CENTS = 0
+MIN_LINE_QUANTITY = 1
+# The spec shows no upper limit; 99 keeps a tampered or runaway quantity sane.
+MAX_LINE_QUANTITY = 99
+
+
+@dataclass(frozen=True, slots=True)
+class CartLine:
+    """One cart line; (product_id, size) is its identity."""
+
+    product_id: str
+    name: str
+    price_cents: int
+    size: str
+    image: str
+    quantity: int
+    variant_id: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.product_id, self.size)
+
+    @property
+    def line_total_cents(self) -> int:
+        return self.price_cents * self.quantity
+
+
+def _clamp_quantity(quantity: int) -> int:
+    return max(MIN_LINE_QUANTITY, min(MAX_LINE_QUANTITY, quantity))
+
+
+def add_line(lines: Sequence[CartLine], line: CartLine) -> tuple[CartLine, ...]:
+    """Raise the quantity of the line with the same id and size by line.quantity, else append."""
+    if line.quantity < MIN_LINE_QUANTITY:
+        raise ValueError(f"quantity to add must be at least 1, got {line.quantity}")
+    result: list[CartLine] = []
+    merged = False
+    for existing in lines:
+        if not merged and existing.key == line.key:
+            quantity = _clamp_quantity(existing.quantity + line.quantity)
+            existing = replace(existing, quantity=quantity)
+            merged = True
+        result.append(existing)
+    if not merged:
+        result.append(replace(line, quantity=_clamp_quantity(line.quantity)))
+    return tuple(result)
+
+
+def set_quantity(
+    lines: Sequence[CartLine], product_id: str, size: str, quantity: int
+) -> tuple[CartLine, ...]:
+    """Set a line's quantity; below 1 is ignored (lines unchanged), above the maximum is capped."""
+    if quantity < MIN_LINE_QUANTITY:
+        return tuple(lines)
+    quantity = _clamp_quantity(quantity)
+    key = (product_id, size)
+    return tuple(replace(line, quantity=quantity) if line.key == key else line for line in lines)
+
+
+def find_line(lines: Iterable[CartLine], product_id: str, size: str) -> CartLine | None:
+    return next((line for line in lines if line.key == (product_id, size)), None)
+
+
+def increment(lines: Sequence[CartLine], product_id: str, size: str) -> tuple[CartLine, ...]:
+    """The plus button: one more of the line, if it exists."""
+    line = find_line(lines, product_id, size)
+    if line is None:
+        return tuple(lines)
+    return set_quantity(lines, product_id, size, line.quantity + 1)
+
+
+def decrement(lines: Sequence[CartLine], product_id: str, size: str) -> tuple[CartLine, ...]:
+    """The minus button: one fewer of the line, never below 1."""
+    line = find_line(lines, product_id, size)
+    if line is None:
+        return tuple(lines)
+    return set_quantity(lines, product_id, size, line.quantity - 1)
+
+
+def remove_line(lines: Sequence[CartLine], product_id: str, size: str) -> tuple[CartLine, ...]:
+    return tuple(line for line in lines if line.key != (product_id, size))
+
+
+def total_quantity(lines: Iterable[CartLine]) -> int:
+    """What the header badge shows."""
+    return sum(line.quantity for line in lines)
+
+
+def subtotal_cents(lines: Iterable[CartLine]) -> int:
+    return sum(line.line_total_cents for line in lines)
+
+
+def shipping_cents(subtotal_cents: int) -> int:
+    """Free shipping only when the subtotal is strictly over $100.00, otherwise $9.99."""
+    return 0 if subtotal_cents > FREE_SHIPPING_OVER_CENTS else SHIPPING_CENTS
+
+
+def total_cents(lines: Iterable[CartLine]) -> int:
+    """Subtotal plus shipping plus tax (always 0)."""
+    subtotal = subtotal_cents(lines)
+    return subtotal + shipping_cents(subtotal) + TAX_CENTS
+
+
+# --- Browser local storage -------------------------------------------------------------------
+# Everything read back from the browser is untrusted: prices are for display only and the server
+# reprices every line from the catalogue before an order is created or a card is charged.
+
+
+def dump_cart(lines: Iterable[CartLine]) -> str:
+    """JSON for local storage, using the spec's cart item fields (price in dollars, as a number)."""
+    items: list[dict[str, object]] = []
+    for line in lines:
+        item: dict[str, object] = {
+            "id": line.product_id,
+            "name": line.name,
+            "price": float(cents_to_dollars(line.price_cents)),
+            "size": line.size,
+            "image": line.image,
+            "quantity": line.quantity,
+        }
+        if line.variant_id is not None:
+            item["variantId"] = line.variant_id
+        items.append(item)
+    return json.dumps(items, separators=(",", ":"))
+
+
+def load_cart(raw: str | None) -> list[CartLine]:
+    """Cart lines from whatever local storage holds; bad entries are skipped, and this never raises.
+
+    Quantities are clamped to 1..99 and duplicate id+size entries merged. Prices are display-only.
+    """
+    if not isinstance(raw, str) or not raw.strip():
+        return []
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return []
+    merged: dict[tuple[str, str], CartLine] = {}
+    for entry in _stored_items(data):
+        line = _parse_item(entry)
+        if line is None:
+            continue
+        earlier = merged.get(line.key)
+        if earlier is not None:
+            line = replace(earlier, quantity=_clamp_quantity(earlier.quantity + line.quantity))
+        merged[line.key] = line
+    return list(merged.values())
+
+
+def _stored_items(data: object) -> list[object]:
+    """Items from a bare JSON array or the {"state": {"items": [...]}} shape of older builds."""
+    if isinstance(data, dict):
+        state = data.get("state")
+        data = state.get("items") if isinstance(state, dict) else data.get("items")
+    return data if isinstance(data, list) else []
+
+
+def _parse_item(entry: object) -> CartLine | None:
+    if not isinstance(entry, dict):
+        return None
+    product_id = _parse_id(entry.get("id"))
+    name = entry.get("name")
+    size = entry.get("size")
+    price_cents = _parse_price_cents(entry.get("price"))
+    quantity = _parse_quantity(entry.get("quantity"))
+    if (
+        product_id is None
+        or not isinstance(name, str)
+        or not isinstance(size, str)
+        or not size.strip()
+        or price_cents is None
+        or quantity is None
+    ):
+        return None
+    image = entry.get("image")
+    return CartLine(
+        product_id=product_id,
+        name=name,
+        price_cents=price_cents,
+        size=size,
+        image=image if isinstance(image, str) else "",
+        quantity=_clamp_quantity(quantity),
+        variant_id=_parse_id(entry.get("variantId")),
+    )
+
+
+def _parse_id(value: object) -> str | None:
+    """A non-empty string, or an integer (stored by older builds as a number)."""
+    if isinstance(value, str):
+        return value.strip() or None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return None
+
+
+def _parse_price_cents(value: object) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    try:
+        cents = dollars_to_cents(value)
+    except ValueError:
+        return None
+    return cents if cents >= 0 else None
+
+
+def _parse_quantity(value: object) -> int | None:
+    """An integer-ish quantity (fractions truncated), before clamping; None when unusable."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if math.isfinite(value) else None
+    if isinstance(value, str):
+        try:
+            number = Decimal(value.strip())
+        except ArithmeticError:
+            return None
+        if not number.is_finite():
+            return None
+        # Clamp before int() so "1e999999999" cannot build an enormous integer.
+        return int(max(Decimal(MIN_LINE_QUANTITY - 1), min(Decimal(MAX_LINE_QUANTITY + 1), number)))
+    return None

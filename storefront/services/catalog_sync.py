@@ -1,0 +1,135 @@
+"""Copying provider products (Printify-shaped dicts) into the storefront's catalogue cache."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlmodel import Session, delete, select
+
+from storefront.models import CatalogImage, CatalogProduct, CatalogVariant, utcnow
+from storefront.services.catalog import derive_collection
+from storefront.services.printify.provider import PrintProvider
+
+#: The provider refuses pages larger than 50 products.
+PAGE_LIMIT = 50
+
+
+def parse_provider_time(value: object) -> datetime | None:
+    """A provider timestamp ('2017-04-18 13:24:28+00:00' or ISO) in UTC, or None."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.strip().replace(" ", "T", 1).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        return parsed.replace(tzinfo=timezone.utc)
+    return parsed.astimezone(timezone.utc)
+
+
+def _option_titles(product: dict[str, Any]) -> dict[int, tuple[str, str]]:
+    """Option-value id -> (option type, value title)."""
+    titles: dict[int, tuple[str, str]] = {}
+    for option in product.get("options") or []:
+        kind = str(option.get("type") or option.get("name") or "").lower()
+        for value in option.get("values") or []:
+            if isinstance(value.get("id"), int):
+                titles[value["id"]] = (kind, str(value.get("title", "")))
+    return titles
+
+
+def _variant_color_size(variant: dict[str, Any], titles: dict[int, tuple[str, str]]) -> tuple[str, str]:
+    options = variant.get("options")
+    if isinstance(options, dict):  # catalogue-style {color, size}
+        return str(options.get("color", "")), str(options.get("size", ""))
+    color = size = ""
+    for value_id in options or []:
+        kind, title = titles.get(value_id, ("", ""))
+        if "color" in kind or "colour" in kind:
+            color = title
+        elif "size" in kind:
+            size = title
+    if not size and " / " in str(variant.get("title", "")):
+        color, size = (part.strip() for part in str(variant["title"]).split(" / ", 1))
+    return color, size
+
+
+def _plain_text(html: str) -> str:
+    return re.sub(r"<[^>]+>", " ", html or "")
+
+
+def upsert_product(session: Session, product: dict[str, Any], shop_id: int) -> CatalogProduct:
+    """Write one provider product, its variants and images into the cache (replacing old rows)."""
+    product_id = str(product["id"])
+    tags = [str(tag) for tag in product.get("tags") or []]
+    title = str(product.get("title") or "")
+    description = str(product.get("description") or "")
+    row = session.get(CatalogProduct, product_id)
+    if row is None:
+        row = CatalogProduct(id=product_id, shop_id=shop_id, title=title, collection_key="")
+    row.shop_id = shop_id
+    row.title = title
+    row.description = description
+    row.tags_json = json.dumps(tags)
+    if not row.collection_assigned:
+        row.collection_key = derive_collection(tags, title, _plain_text(description))
+    row.is_published = bool(product.get("is_published", product.get("visible", False)))
+    row.blueprint_id = product.get("blueprint_id")
+    row.print_provider_id = product.get("print_provider_id")
+    row.provider_created_at = parse_provider_time(product.get("created_at"))
+    row.provider_updated_at = parse_provider_time(product.get("updated_at"))
+    row.synced_at = utcnow()
+    session.add(row)
+    session.flush()
+
+    session.exec(delete(CatalogVariant).where(CatalogVariant.product_id == product_id))
+    session.exec(delete(CatalogImage).where(CatalogImage.product_id == product_id))
+    titles = _option_titles(product)
+    for order, variant in enumerate(product.get("variants") or []):
+        color, size = _variant_color_size(variant, titles)
+        session.add(
+            CatalogVariant(
+                product_id=product_id,
+                variant_id=int(variant["id"]),
+                sku=str(variant.get("sku") or ""),
+                title=str(variant.get("title") or variant.get("name") or ""),
+                price_cents=int(variant.get("price") or 0),
+                is_enabled=bool(variant.get("is_enabled", True)),
+                color=color,
+                size=size,
+                sort_order=order,
+            )
+        )
+    for order, image in enumerate(product.get("images") or []):
+        if not image.get("src"):
+            continue
+        session.add(
+            CatalogImage(
+                product_id=product_id,
+                src=str(image["src"]),
+                position=str(image.get("position") or ""),
+                is_default=bool(image.get("is_default", False)),
+                sort_order=image["order"] if isinstance(image.get("order"), int) else order,
+            )
+        )
+    return row
+
+
+def sync_catalogue(session: Session, provider: PrintProvider, shop_id: int) -> int:
+    """Copy every product of the shop, page by page, into the cache; returns how many."""
+    page, count = 1, 0
+    while True:
+        envelope = provider.list_products(shop_id, page=page, limit=PAGE_LIMIT)
+        for product in envelope.get("data") or []:
+            upsert_product(session, product, shop_id)
+            count += 1
+        if not envelope.get("next_page_url") or page >= int(envelope.get("last_page") or page):
+            return count
+        page += 1
+
+
+def catalogue_is_empty(session: Session) -> bool:
+    return session.exec(select(CatalogProduct.id).limit(1)).first() is None

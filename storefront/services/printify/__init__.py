@@ -1,0 +1,27 @@
+"""Printify access: the PrintProvider protocol, the in-memory demo provider and provider errors."""
+
+from __future__ import annotations
+
+from storefront.services.printify.demo import DEMO_SHOP_ID, DemoPrintProvider, demo_catalogue
+from storefront.services.printify.errors import (
+    ProviderError,
+    ProviderNotFound,
+    ProviderRateLimited,
+    ProviderUnauthorized,
+    ProviderUnavailable,
+)
+from storefront.services.printify.provider import MAX_PAGE_LIMIT, PrintProvider, paginate
+
+__all__ = [
+    "DEMO_SHOP_ID",
+    "MAX_PAGE_LIMIT",
+    "DemoPrintProvider",
+    "PrintProvider",
+    "ProviderError",
+    "ProviderNotFound",
+    "ProviderRateLimited",
+    "ProviderUnauthorized",
+    "ProviderUnavailable",
+    "demo_catalogue",
+    "paginate",
+]

@@ -1,0 +1,91 @@
+"""The PrintProvider protocol shared by the demo provider and the real Printify HTTP client."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Protocol, runtime_checkable
+
+from storefront.services.printify.errors import ProviderError
+
+#: Largest `limit` the live products endpoint accepts (contract §3).
+MAX_PAGE_LIMIT = 50
+#: Page size Printify uses when no `limit` is sent.
+DEFAULT_PAGE_LIMIT = 10
+#: Code of Printify's "Validation failed." error body (contract §9).
+VALIDATION_FAILED_CODE = 8150
+
+
+def validation_error(reason: str, message: str = "Validation failed.", status: int = 400) -> ProviderError:
+    """A ProviderError shaped like Printify's 8150 validation body, with `reason` in `errors`."""
+    body = {
+        "status": "error",
+        "code": VALIDATION_FAILED_CODE,
+        "message": message,
+        "errors": {"reason": reason, "code": VALIDATION_FAILED_CODE},
+    }
+    return ProviderError(message, status=status, code=VALIDATION_FAILED_CODE, details=body)
+
+
+def _check_int(name: str, value: object) -> int:
+    """The value as an int, or a 400 validation error naming the parameter."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise validation_error(f"{name}: The {name} must be an integer.", f"The {name} must be an integer.")
+    return value
+
+
+def paginate(items: list, page: int, limit: int) -> dict[str, Any]:
+    """A Laravel-style pagination envelope (Printify's list format) for one page of `items`."""
+    page = _check_int("page", page)
+    limit = _check_int("limit", limit)
+    if limit > MAX_PAGE_LIMIT:
+        raise validation_error(
+            f"limit: The limit may not be greater than {MAX_PAGE_LIMIT}.",
+            f"The limit may not be greater than {MAX_PAGE_LIMIT}.",
+        )
+    if limit < 1:
+        raise validation_error("limit: The limit must be at least 1.", "The limit must be at least 1.")
+    if page < 1:
+        raise validation_error("page: The page must be at least 1.", "The page must be at least 1.")
+    total = len(items)
+    last_page = max(1, math.ceil(total / limit))
+    start = (page - 1) * limit
+    data = list(items[start : start + limit])
+    return {
+        "current_page": page,
+        "data": data,
+        "first_page_url": "/?page=1",
+        "from": start + 1 if data else None,
+        "last_page": last_page,
+        "last_page_url": f"/?page={last_page}",
+        "next_page_url": f"/?page={page + 1}" if page < last_page else None,
+        "path": "/",
+        "per_page": limit,
+        "prev_page_url": f"/?page={page - 1}" if page > 1 else None,
+        "to": start + len(data) if data else None,
+        "total": total,
+    }
+
+
+@runtime_checkable
+class PrintProvider(Protocol):
+    """What the store needs from Printify; every method returns Printify-shaped dicts."""
+
+    def list_shops(self) -> list[dict]:
+        """All shops of the account: [{id: int, title, sales_channel}]."""
+        ...
+
+    def list_products(self, shop_id: int, page: int = 1, limit: int = 50) -> dict:
+        """One page of the shop's products in a Laravel pagination envelope; limit > 50 is a 400."""
+        ...
+
+    def get_product(self, shop_id: int, product_id: str) -> dict:
+        """One product object; raises ProviderNotFound when it does not exist."""
+        ...
+
+    def create_order(self, shop_id: int, order: dict) -> dict:
+        """Submit an order body (contract §7); returns only {"id": "<24-hex>"}."""
+        ...
+
+    def get_order(self, shop_id: int, order_id: str) -> dict:
+        """One order object (contract §7); raises ProviderNotFound when it does not exist."""
+        ...

@@ -1,0 +1,34 @@
+from pathlib import Path
+
+import pytest
+
+from storefront.config import PROJECT_ROOT, Settings
+
+
+def test_defaults_are_the_embedded_demo_store(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("DATA_DIR", "DB_URL", "UPLOAD_DIR", "PORT", "PRINTIFY_API_TOKEN", "ADMIN_USERNAME", "ADMIN_PASSWORD"):
+        monkeypatch.delenv(name, raising=False)
+    settings = Settings()
+    assert settings.db_url == f"sqlite:///{PROJECT_ROOT / 'data' / 'storefront.db'}"
+    assert settings.upload_dir == PROJECT_ROOT / "data" / "uploads"
+    assert settings.port == 3000
+    assert settings.uses_demo_provider
+    assert settings.admin_uses_default_credentials
+
+
+def test_environment_overrides_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("PORT", "4100")
+    monkeypatch.setenv("PRINTIFY_API_TOKEN", "token")
+    monkeypatch.delenv("DB_URL", raising=False)
+    monkeypatch.delenv("UPLOAD_DIR", raising=False)
+    settings = Settings()
+    assert settings.db_url == f"sqlite:///{tmp_path / 'storefront.db'}"
+    assert settings.upload_dir == tmp_path / "uploads"
+    assert settings.port == 4100
+    assert not settings.uses_demo_provider
+
+
+def test_db_url_selects_postgresql(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DB_URL", "postgresql+psycopg://shop@db/shop")
+    assert Settings().db_url == "postgresql+psycopg://shop@db/shop"

@@ -1,0 +1,31 @@
+"""The schema comes from Alembic and round-trips on SQLite and PostgreSQL."""
+
+from alembic import command
+from sqlalchemy import inspect
+from sqlalchemy.engine import Engine
+
+from storefront.db import alembic_config, make_engine, migrate
+
+CATALOGUE_TABLES = {"catalog_product", "catalog_variant", "catalog_image"}
+
+
+def test_migrations_create_the_catalogue_tables(engine: Engine) -> None:
+    assert CATALOGUE_TABLES <= set(inspect(engine).get_table_names())
+
+
+def test_migrations_downgrade_and_upgrade_again(database_url: str) -> None:
+    migrate(database_url)
+    command.downgrade(alembic_config(database_url), "base")
+    engine = make_engine(database_url)
+    assert not CATALOGUE_TABLES & set(inspect(engine).get_table_names())
+    migrate(database_url)
+    assert CATALOGUE_TABLES <= set(inspect(engine).get_table_names())
+    engine.dispose()
+
+
+def test_migrating_twice_changes_nothing(database_url: str) -> None:
+    migrate(database_url)
+    migrate(database_url)
+    engine = make_engine(database_url)
+    assert CATALOGUE_TABLES <= set(inspect(engine).get_table_names())
+    engine.dispose()
