@@ -10,5 +10,6 @@ from storefront.pages import home, not_found  # noqa: F401  (registers the pages
 app = rx.App(
     style=styles.base_style,
     api_transformer=create_api(get_settings()),
-    toaster=rx.toast.provider(position="bottom-right", visible_toasts=1, duration=5000, hotkey="F8"),
+    toaster=rx.toast.provider(position="bottom-right", visible_toasts=1,
+        custom_attrs={"hotkey": ["F8"], "duration": 5000},),
 )

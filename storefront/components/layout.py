@@ -26,6 +26,8 @@ def public_layout(content: rx.Component) -> rx.Component:
         footer(),
         width="100%",
         background=rx.color("gray", 1),
+        # Lets browser tests wait until the page is live (websocket connected, state loaded).
+        data_hydrated=rx.State.is_hydrated,
     )
 
 

@@ -46,7 +46,7 @@ def collection_tile(collection: Collection) -> rx.Component:
         ),
         rx.box(
             rx.text(collection.label, font_weight="800", letter_spacing="0.06em", color=collection.primary),
-            rx.heading(collection.title, size="4", color=styles.INK),
+            rx.heading(collection.title, as_="h3", size="4", color=styles.INK),
             rx.text(collection.tagline, size="2", color=styles.MUTED),
             padding="1rem",
         ),
@@ -66,7 +66,7 @@ def collection_tile(collection: Collection) -> rx.Component:
 
 def collections_grid() -> rx.Component:
     return rx.box(
-        rx.heading("Shop the collections", size="7", margin_bottom="1.5rem"),
+        rx.heading("Shop the collections", as_="h2", size="7", margin_bottom="1.5rem"),
         rx.grid(
             *[collection_tile(c) for c in COLLECTIONS],
             columns=rx.breakpoints(initial="1", sm="2", lg="3"),
@@ -80,7 +80,7 @@ def collections_grid() -> rx.Component:
 def newsletter() -> rx.Component:
     return rx.box(
         rx.vstack(
-            rx.heading("Join the newsletter", size="6"),
+            rx.heading("Join the newsletter", as_="h2", size="6"),
             rx.text("New drops, restocks and event dates, straight to your inbox.", color=styles.MUTED),
             rx.form(
                 rx.hstack(

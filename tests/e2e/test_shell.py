@@ -6,12 +6,13 @@ import re
 from playwright.sync_api import Page, expect
 
 from storefront.collections import COLLECTIONS
+from tests.e2e.browser import open_page
 
 GESTURE = "admin-gesture"
 
 
 def test_home_shows_five_collection_tiles_linking_to_their_pages(page: Page) -> None:
-    page.goto("/")
+    open_page(page, "/")
     tiles = page.get_by_test_id("collection-tile")
     expect(tiles).to_have_count(5)
     assert [tiles.nth(i).get_attribute("href") for i in range(5)] == [c.route for c in COLLECTIONS]
@@ -20,7 +21,7 @@ def test_home_shows_five_collection_tiles_linking_to_their_pages(page: Page) -> 
 
 
 def test_home_tiles_show_their_generated_images(page: Page) -> None:
-    page.goto("/")
+    open_page(page, "/")
     images = page.get_by_test_id("collection-tile").locator("img")
     expect(images).to_have_count(5)
     for i in range(5):
@@ -29,31 +30,31 @@ def test_home_tiles_show_their_generated_images(page: Page) -> None:
 
 
 def test_home_has_hero_and_newsletter(page: Page) -> None:
-    page.goto("/")
+    open_page(page, "/")
     expect(page.get_by_test_id("hero-slide")).to_be_visible()
     expect(page.locator("input[type=email]")).to_have_count(1)
     expect(page.get_by_role("button", name="Subscribe")).to_be_visible()
 
 
 def test_cart_badge_is_hidden_when_the_cart_is_empty(page: Page) -> None:
-    page.goto("/")
+    open_page(page, "/")
     expect(page.get_by_role("link", name="Cart")).to_be_visible()
     expect(page.get_by_test_id("cart-badge")).to_have_count(0)
 
 
 def test_cart_badge_shows_the_total_quantity(page: Page) -> None:
-    page.goto("/")
+    open_page(page, "/")
     lines = [
         {"id": "a", "name": "Tee", "price": 24.99, "size": "M", "image": "", "quantity": 2},
         {"id": "b", "name": "Hoodie", "price": 49.99, "size": "L", "image": "", "quantity": 1},
     ]
     page.evaluate("lines => localStorage.setItem('cart-storage', JSON.stringify(lines))", lines)
-    page.reload()
+    open_page(page, "/")
     expect(page.get_by_test_id("cart-badge")).to_have_text("3")
 
 
 def test_five_quick_clicks_on_the_hidden_corner_open_the_admin_login(page: Page) -> None:
-    page.goto("/")
+    open_page(page, "/")
     corner = page.get_by_test_id(GESTURE)
     for _ in range(5):
         corner.click()
@@ -62,7 +63,7 @@ def test_five_quick_clicks_on_the_hidden_corner_open_the_admin_login(page: Page)
 
 def test_five_slow_clicks_on_the_hidden_corner_do_not_open_the_admin_login(page: Page) -> None:
     page.clock.install()
-    page.goto("/")
+    open_page(page, "/")
     corner = page.get_by_test_id(GESTURE)
     for _ in range(5):
         corner.click()
@@ -74,13 +75,13 @@ def test_five_slow_clicks_on_the_hidden_corner_do_not_open_the_admin_login(page:
 
 
 def test_unknown_path_shows_the_not_found_page(page: Page) -> None:
-    page.goto("/no-such-page")
+    open_page(page, "/no-such-page")
     expect(page.get_by_text("404 Page Not Found", exact=True)).to_be_visible()
     expect(page.get_by_text("Did you forget to add the page to the router?", exact=True)).to_be_visible()
 
 
 def test_new_arrivals_panel_shows_five_tiles_and_closes_on_selection(page: Page) -> None:
-    page.goto("/")
+    open_page(page, "/")
     page.get_by_role("button", name="New Arrivals").hover()
     panel = page.get_by_test_id("new-arrivals-panel")
     expect(panel).to_be_visible()
@@ -93,7 +94,7 @@ def test_new_arrivals_panel_shows_five_tiles_and_closes_on_selection(page: Page)
 
 
 def test_mobile_menu_lists_its_entries_on_a_phone(phone_page: Page) -> None:
-    phone_page.goto("/")
+    open_page(phone_page, "/")
     phone_page.get_by_test_id("mobile-menu-toggle").click()
     menu = phone_page.get_by_test_id("mobile-menu")
     expect(menu).to_be_visible()
@@ -103,5 +104,5 @@ def test_mobile_menu_lists_its_entries_on_a_phone(phone_page: Page) -> None:
 
 
 def test_desktop_links_are_hidden_on_a_phone(phone_page: Page) -> None:
-    phone_page.goto("/")
+    open_page(phone_page, "/")
     expect(phone_page.get_by_role("navigation", name="Main")).to_be_hidden()
