@@ -42,6 +42,9 @@ class Settings:
     admin_username: str = field(default_factory=lambda: _env("ADMIN_USERNAME", "admin"))
     admin_password: str = field(default_factory=lambda: _env("ADMIN_PASSWORD", "admin123"))
     upload_dir: Path = field(default_factory=lambda: Path())
+    outbox_interval_seconds: float = field(
+        default_factory=lambda: float(_env("OUTBOX_INTERVAL_SECONDS", "5") or 5)
+    )
 
     def __post_init__(self) -> None:
         # Defaults that depend on data_dir are filled in here so DATA_DIR moves them all.

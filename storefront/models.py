@@ -72,3 +72,95 @@ class CatalogImage(SQLModel, table=True):
     position: str = Field(default="", max_length=32)
     is_default: bool = Field(default=False)
     sort_order: int = Field(default=0)
+
+
+# --- Orders ---------------------------------------------------------------------------------------
+# Card numbers and CVVs never reach these tables: an order keeps the gateway's payment id, the card
+# brand and the last four digits only.
+
+ORDER_STATUSES = ("pending", "processing", "fulfilled", "cancelled")
+PAYMENT_STATUSES = ("pending", "paid", "failed", "refunded")
+
+
+class Order(SQLModel, table=True):
+    """A placed order: customer, shipping address, repriced totals in cents, payment and fulfilment."""
+
+    __tablename__ = "orders"
+
+    id: int | None = Field(default=None, primary_key=True)
+    #: Public order number shown to the shopper and sent to the provider as external_id.
+    number: str = Field(max_length=32, unique=True)
+    #: Key of the request that created the order; a retried request finds the order by it.
+    idempotency_key: str = Field(max_length=255, unique=True)
+    #: SHA-256 of the validated request, to tell a retry from a different cart under the same key.
+    request_fingerprint: str = Field(max_length=64)
+
+    customer_email: str = Field(max_length=254)
+    customer_name: str = Field(max_length=200)
+    customer_phone: str | None = Field(default=None, max_length=40)
+
+    first_name: str = Field(max_length=100)
+    last_name: str = Field(max_length=100)
+    address1: str = Field(max_length=255)
+    address2: str | None = Field(default=None, max_length=255)
+    city: str = Field(max_length=100)
+    state_code: str = Field(max_length=64)
+    zip: str = Field(max_length=20)
+    country_code: str = Field(max_length=2)
+    #: The billing address as JSON when it differs from the shipping address, else None.
+    billing_address_json: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+
+    subtotal_cents: int
+    shipping_cents: int
+    tax_cents: int = Field(default=0)
+    total_cents: int
+
+    status: str = Field(default="pending", max_length=16, index=True)
+    payment_status: str = Field(default="pending", max_length=16, index=True)
+    payment_id: str | None = Field(default=None, max_length=128)
+    card_brand: str | None = Field(default=None, max_length=32)
+    card_last4: str | None = Field(default=None, max_length=4)
+
+    printify_order_id: str | None = Field(default=None, max_length=64, index=True)
+    printify_status: str | None = Field(default=None, max_length=32)
+    tracking_number: str | None = Field(default=None, max_length=128)
+
+    created_at: datetime = Field(default_factory=utcnow, index=True)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class OrderItem(SQLModel, table=True):
+    """One line of an order, priced from the catalogue when the order was placed."""
+
+    __tablename__ = "order_item"
+
+    id: int | None = Field(default=None, primary_key=True)
+    order_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("orders.id", ondelete="CASCADE"), index=True, nullable=False)
+    )
+    product_id: str = Field(max_length=64)
+    variant_id: str = Field(max_length=64)
+    name: str = Field(max_length=255)
+    size: str = Field(max_length=32)
+    quantity: int
+    unit_price_cents: int
+    image_url: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+
+
+class OutboxJob(SQLModel, table=True):
+    """Work that must reach an outside service after a commit (e.g. 'send_order'), retried until done."""
+
+    __tablename__ = "outbox_job"
+    # One job of a kind per order: a payment retried in parallel cannot queue the order twice.
+    __table_args__ = (UniqueConstraint("kind", "order_id", name="uq_outbox_job_kind_order"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str = Field(max_length=32)
+    order_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("orders.id", ondelete="CASCADE"), index=True, nullable=False)
+    )
+    attempts: int = Field(default=0)
+    next_attempt_at: datetime = Field(default_factory=utcnow, index=True)
+    last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    done_at: datetime | None = Field(default=None, index=True)
+    created_at: datetime = Field(default_factory=utcnow)

@@ -1,15 +1,50 @@
-"""Builds the Reflex app: theme, pages, the HTTP API."""
+"""Builds the Reflex app: pages, the HTTP API, toasts and the order outbox worker."""
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 
 import reflex as rx
 
+from storefront import wiring
 from storefront.api.app import create_api
 from storefront.components import styles
 from storefront.config import get_settings
-from storefront.pages import home, not_found  # noqa: F401  (registers the pages)
+from storefront.pages import (  # noqa: F401  (importing a page module registers its routes)
+    cart,
+    collections,
+    home,
+    new_arrivals,
+    not_found,
+    product,
+    products,
+)
+from storefront.services.fulfilment import start_outbox_worker
+
+settings = get_settings()
+api = create_api(settings)
+
+
+@contextlib.asynccontextmanager
+async def order_outbox_worker() -> AsyncIterator[None]:
+    """Send paid orders to the provider in the background while the store runs."""
+    services = api.state.services
+    outbox = await asyncio.to_thread(wiring.order_outbox, settings, services.engine, services.provider)
+    worker = start_outbox_worker(outbox, interval_seconds=settings.outbox_interval_seconds)
+    try:
+        yield
+    finally:
+        await asyncio.to_thread(worker.stop)
+
 
 app = rx.App(
     style=styles.base_style,
-    api_transformer=create_api(get_settings()),
-    toaster=rx.toast.provider(position="bottom-right", visible_toasts=1,
-        custom_attrs={"hotkey": ["F8"], "duration": 5000},),
+    api_transformer=api,
+    # One toast at a time: a new one replaces the older (spec section 4).
+    toaster=rx.toast.provider(
+        position="bottom-right",
+        visible_toasts=1,
+        custom_attrs={"hotkey": ["F8"], "duration": 5000},
+    ),
 )
+app.register_lifespan_task(order_outbox_worker)

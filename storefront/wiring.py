@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
 from storefront.config import Settings
+from storefront.services.fulfilment import OrderOutbox
 from storefront.services.printify.demo import DemoPrintProvider
 from storefront.services.printify.provider import PrintProvider
 
@@ -12,3 +18,20 @@ DEMO_MEDIA_URL = "/uploads/demo"
 def print_provider(settings: Settings) -> PrintProvider:
     """The print provider: the embedded demo until the real Printify client is configured."""
     return DemoPrintProvider(media_dir=settings.upload_dir / "demo", media_url=DEMO_MEDIA_URL)
+
+
+def print_shop_id(settings: Settings, provider: PrintProvider) -> int:
+    """PRINTIFY_SHOP_ID when set, else the provider's first shop (asks the provider once)."""
+    if settings.printify_shop_id:
+        return int(settings.printify_shop_id)
+    return int(provider.list_shops()[0]["id"])
+
+
+def session_factory(engine: Engine) -> Callable[[], Session]:
+    """Sessions on this engine whose objects stay readable after commit."""
+    return lambda: Session(engine, expire_on_commit=False)
+
+
+def order_outbox(settings: Settings, engine: Engine, provider: PrintProvider) -> OrderOutbox:
+    """The outbox that sends paid orders to the provider (start it with fulfilment.start_outbox_worker)."""
+    return OrderOutbox(session_factory(engine), provider, print_shop_id(settings, provider))

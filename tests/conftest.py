@@ -48,3 +48,17 @@ def engine(database_url: str) -> Iterator[Engine]:
     engine = make_engine(database_url)
     yield engine
     engine.dispose()
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # type: ignore[no-untyped-def]
+    """Say how many database tests ran on each backend, so a skipped PostgreSQL run is visible."""
+    counts: dict[str, dict[str, int]] = {}
+    for outcome in ("passed", "failed", "skipped", "error"):
+        for report in terminalreporter.stats.get(outcome, []):
+            for backend in ("sqlite", "postgresql"):
+                if f"[{backend}" in getattr(report, "nodeid", ""):
+                    counts.setdefault(backend, {}).setdefault(outcome, 0)
+                    counts[backend][outcome] += 1
+    for backend, outcomes in counts.items():
+        summary = ", ".join(f"{n} {outcome}" for outcome, n in sorted(outcomes.items()))
+        terminalreporter.write_line(f"database tests on {backend}: {summary}")

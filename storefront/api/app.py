@@ -1,14 +1,89 @@
 """The HTTP API (spec section 7) and static files, mounted in front of the Reflex backend."""
 
-from fastapi import FastAPI
+from __future__ import annotations
+
+from functools import cached_property
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.engine import Engine
 
+from storefront import db, wiring
+from storefront.api import orders, payments
 from storefront.config import Settings
+from storefront.services.errors import ServiceError, ValidationError
+from storefront.services.payments import PaymentDeclined, PaymentGateway, TestPaymentGateway
+from storefront.services.printify.provider import PrintProvider
+
+PAYMENT_FAILED = "Payment processing failed"
+INVALID_REQUEST = "Invalid request"
 
 
-def create_api(settings: Settings) -> FastAPI:
+class ApiServices:
+    """What the routes use; anything not injected is built from the settings on first use."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        engine: Engine | None = None,
+        gateway: PaymentGateway | None = None,
+        provider: PrintProvider | None = None,
+    ) -> None:
+        self.settings = settings
+        self._engine = engine
+        self._gateway = gateway
+        self._provider = provider
+
+    @cached_property
+    def engine(self) -> Engine:
+        return self._engine or db.get_engine()
+
+    @cached_property
+    def gateway(self) -> PaymentGateway:
+        return self._gateway or TestPaymentGateway()
+
+    @cached_property
+    def provider(self) -> PrintProvider:
+        return self._provider or wiring.print_provider(self.settings)
+
+
+def error_body(exc: ServiceError) -> dict[str, object]:
+    """The API's error shape: {"error": message, "details": field errors or provider details}."""
+    if isinstance(exc, PaymentDeclined):
+        return {"error": PAYMENT_FAILED, "details": exc.reason}
+    if isinstance(exc, ValidationError):
+        return {"error": exc.message, "details": exc.field_errors or None}
+    return {"error": exc.message, "details": exc.details}
+
+
+async def _service_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ServiceError)
+    return JSONResponse(error_body(exc), status_code=exc.status_code)
+
+
+async def _request_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    # FastAPI's own errors (unparsable JSON); never echo the input, it may hold card data.
+    details = {".".join(str(part) for part in error["loc"]): error["msg"] for error in exc.errors()}
+    return JSONResponse({"error": INVALID_REQUEST, "details": details}, status_code=422)
+
+
+def create_api(
+    settings: Settings,
+    *,
+    engine: Engine | None = None,
+    gateway: PaymentGateway | None = None,
+    provider: PrintProvider | None = None,
+) -> FastAPI:
     """The FastAPI app; it never shadows Reflex's own /_event, /_upload or /ping."""
     api = FastAPI(title="Storefront API", docs_url="/api/docs", openapi_url="/api/openapi.json")
+    api.state.services = ApiServices(settings, engine=engine, gateway=gateway, provider=provider)
+    api.add_exception_handler(ServiceError, _service_error)
+    api.add_exception_handler(RequestValidationError, _request_error)
+    api.include_router(orders.router)
+    api.include_router(payments.router)
     settings.upload_dir.mkdir(parents=True, exist_ok=True)
     api.mount("/uploads", StaticFiles(directory=settings.upload_dir), name="uploads")
     return api

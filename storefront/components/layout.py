@@ -31,11 +31,13 @@ def public_layout(content: rx.Component) -> rx.Component:
     )
 
 
-def public_page(route: str, title: str) -> Callable[[Callable[[], rx.Component]], Callable[[], rx.Component]]:
+def public_page(
+    route: str, title: str, on_load: object = None
+) -> Callable[[Callable[[], rx.Component]], Callable[[], rx.Component]]:
     """Wrap a page function in the public layout and register it under `route`."""
 
     def decorator(page: Callable[[], rx.Component]) -> Callable[[], rx.Component]:
-        @rx.page(route=route, title=title)
+        @rx.page(route=route, title=title, on_load=on_load)
         def wrapped() -> rx.Component:
             return public_layout(page())
 

@@ -1,10 +1,36 @@
-"""Catalogue rules: collection derivation (listing and search arrive with the shopper's path)."""
+"""Catalogue rules: collection derivation and the storefront's read side of the cached catalogue.
+
+Every read here comes from the database cache (catalog_product, catalog_variant, catalog_image);
+nothing calls the print provider. Shoppers only ever see products that are active and published.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import html
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
-from storefront.collections import DEFAULT_COLLECTION_KEY, DERIVATION_ORDER
+from sqlalchemy import func
+from sqlalchemy.sql.elements import ColumnElement
+from sqlmodel import Session, col, or_, select
+
+from storefront.collections import COLLECTIONS, DEFAULT_COLLECTION_KEY, DERIVATION_ORDER
+from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
+from storefront.services.errors import NotFoundError, ValidationError
+
+PLACEHOLDER_IMAGE = "/images/product-placeholder.jpg"
+SIZE_ORDER: tuple[str, ...] = ("XS", "S", "M", "L", "XL", "2XL", "3XL", "4XL", "5XL")
+ONE_SIZE = "One Size"
+PRODUCT_NOT_FOUND = "Product not found"
+SIZE_NOT_AVAILABLE = "Size not available"
+PREVIEW_POSITION = "preview"
+
+_TAG = re.compile(r"<[^>]*>")
+_SPACE = re.compile(r"\s+")
+
+
+# --------------------------------------------------------------------------- collection derivation
 
 
 def _matching_collection(text: str) -> str | None:
@@ -22,3 +48,276 @@ def derive_collection(tags: Iterable[str], title: str, description: str) -> str:
         or _matching_collection(f"{title} {description}")
         or DEFAULT_COLLECTION_KEY
     )
+
+
+# --------------------------------------------------------------------------- read models
+
+
+@dataclass(frozen=True, slots=True)
+class ProductSummary:
+    """A product as a listing card shows it; price in cents, None when it has no variants."""
+
+    id: str
+    name: str
+    description: str
+    price_cents: int | None
+    image_url: str
+    collection_key: str
+    is_active: bool
+    has_variants: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ProductDetail(ProductSummary):
+    """A product as its detail page shows it: summary plus HTML description and offered sizes."""
+
+    description_html: str
+    sizes: tuple[str, ...]
+    is_sample: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LinePrice:
+    """The unit price of a cart line and the provider variant it orders."""
+
+    price_cents: int
+    variant_id: str
+
+
+# --------------------------------------------------------------------------- pure helpers
+
+
+def plain_text(description_html: str) -> str:
+    """Description HTML as plain text: tags stripped, entities decoded, whitespace collapsed."""
+    text = html.unescape(_TAG.sub(" ", description_html or ""))
+    return _SPACE.sub(" ", text).strip()
+
+
+def pick_image(images: Iterable[CatalogImage]) -> str:
+    """The 'preview' image, else the first image by sort_order, else the placeholder."""
+    ordered = sorted(images, key=lambda image: image.sort_order)
+    preview = next((i for i in ordered if (i.position or "").lower() == PREVIEW_POSITION), None)
+    chosen = preview or (ordered[0] if ordered else None)
+    return chosen.src if chosen is not None and chosen.src else PLACEHOLDER_IMAGE
+
+
+def enabled_sizes(variants: Iterable[CatalogVariant]) -> tuple[str, ...]:
+    """Distinct sizes of enabled variants in SIZE_ORDER; unknown sizes after, first-seen order."""
+    seen: list[str] = []
+    for variant in sorted(variants, key=lambda v: v.sort_order):
+        if variant.is_enabled and variant.size and variant.size not in seen:
+            seen.append(variant.size)
+    rank = {size: index for index, size in enumerate(SIZE_ORDER)}
+    # sorted() is stable, so unknown sizes (all ranked last) keep their first-seen order.
+    return tuple(sorted(seen, key=lambda size: rank.get(size, len(SIZE_ORDER))))
+
+
+def _first_price(variants: Sequence[CatalogVariant]) -> int | None:
+    """Price of the first variant in provider order (enabled or not), None without variants."""
+    ordered = sorted(variants, key=lambda v: v.sort_order)
+    return ordered[0].price_cents if ordered else None
+
+
+def _summary(row: CatalogProduct, variants: Sequence[CatalogVariant], images: Sequence[CatalogImage]) -> ProductSummary:
+    """The listing card of a cached product."""
+    return ProductSummary(
+        id=row.id,
+        name=row.title,
+        description=plain_text(row.description),
+        price_cents=_first_price(variants),
+        image_url=pick_image(images),
+        collection_key=row.collection_key,
+        is_active=row.is_active,
+        has_variants=bool(variants),
+    )
+
+
+def _detail(row: CatalogProduct, variants: Sequence[CatalogVariant], images: Sequence[CatalogImage]) -> ProductDetail:
+    """The detail view of a cached product."""
+    summary = _summary(row, variants, images)
+    return ProductDetail(
+        id=summary.id,
+        name=summary.name,
+        description=summary.description,
+        price_cents=summary.price_cents,
+        image_url=summary.image_url,
+        collection_key=summary.collection_key,
+        is_active=summary.is_active,
+        has_variants=summary.has_variants,
+        description_html=row.description,
+        sizes=enabled_sizes(variants),
+        is_sample=False,
+    )
+
+
+# --------------------------------------------------------------------------- sample products
+
+
+def _sample(product_id: str, name: str, price_cents: int, description_html: str) -> ProductDetail:
+    """One built-in sample product (swdnn, sizes S-XL, placeholder image)."""
+    return ProductDetail(
+        id=product_id,
+        name=name,
+        description=plain_text(description_html),
+        price_cents=price_cents,
+        image_url=PLACEHOLDER_IMAGE,
+        collection_key=DEFAULT_COLLECTION_KEY,
+        is_active=True,
+        has_variants=True,
+        description_html=description_html,
+        sizes=("S", "M", "L", "XL"),
+        is_sample=True,
+    )
+
+
+#: The spec's built-in fallbacks for /product/{id}: shown, never listed, never orderable.
+SAMPLE_PRODUCTS: tuple[ProductDetail, ...] = (
+    _sample(
+        "sample-1",
+        "SWDNN Classic Crimson Tee",
+        2499,
+        "<p>A soft ringspun cotton tee in crimson with the SWDNN letters printed in cream across the chest.</p>"
+        "<p>Regular fit, ribbed crew neck and double-stitched hems.</p>",
+    ),
+    _sample(
+        "sample-2",
+        "SWDNN Signature Pullover Hoodie",
+        4999,
+        "<p>A cosy cotton-blend fleece hoodie with a lined hood, drawstrings and a kangaroo pocket.</p>"
+        "<p>Crimson body with cream SWDNN lettering.</p>",
+    ),
+    _sample(
+        "sample-3",
+        "SWDNN Everyday Cream Tee",
+        1999,
+        "<p>A lightweight everyday tee in cream with a small crimson SWDNN mark on the chest.</p>"
+        "<p>Pre-shrunk cotton for a fit that lasts.</p>",
+    ),
+)
+SAMPLE_PRODUCTS_BY_ID: dict[str, ProductDetail] = {p.id: p for p in SAMPLE_PRODUCTS}
+
+
+# --------------------------------------------------------------------------- queries
+
+
+def _shown() -> ColumnElement[bool]:
+    """SQL condition: the product is shown to shoppers (active and published)."""
+    return (col(CatalogProduct.is_active).is_(True)) & (col(CatalogProduct.is_published).is_(True))
+
+
+def _variants_by_product(session: Session, product_ids: Sequence[str]) -> dict[str, list[CatalogVariant]]:
+    """Variants of these products in provider order, grouped by product id (one query)."""
+    grouped: dict[str, list[CatalogVariant]] = {pid: [] for pid in product_ids}
+    if not product_ids:
+        return grouped
+    rows = session.exec(
+        select(CatalogVariant)
+        .where(col(CatalogVariant.product_id).in_(product_ids))
+        .order_by(col(CatalogVariant.sort_order), col(CatalogVariant.id))
+    ).all()
+    for row in rows:
+        grouped[row.product_id].append(row)
+    return grouped
+
+
+def _images_by_product(session: Session, product_ids: Sequence[str]) -> dict[str, list[CatalogImage]]:
+    """Images of these products by sort_order, grouped by product id (one query)."""
+    grouped: dict[str, list[CatalogImage]] = {pid: [] for pid in product_ids}
+    if not product_ids:
+        return grouped
+    rows = session.exec(
+        select(CatalogImage)
+        .where(col(CatalogImage.product_id).in_(product_ids))
+        .order_by(col(CatalogImage.sort_order), col(CatalogImage.id))
+    ).all()
+    for row in rows:
+        grouped[row.product_id].append(row)
+    return grouped
+
+
+def search_products(
+    session: Session,
+    *,
+    query: str = "",
+    collection_key: str | None = None,
+    match_description: bool = False,
+    limit: int | None = None,
+    offset: int = 0,
+) -> list[ProductSummary]:
+    """Shown products whose title (or description) contains the query, newest first."""
+    statement = select(CatalogProduct).where(_shown())
+    needle = query.strip()
+    if needle:
+        title_match = col(CatalogProduct.title).icontains(needle, autoescape=True)
+        if match_description:
+            title_match = or_(title_match, col(CatalogProduct.description).icontains(needle, autoescape=True))
+        statement = statement.where(title_match)
+    if collection_key is not None:
+        statement = statement.where(col(CatalogProduct.collection_key) == collection_key.strip().lower())
+    statement = statement.order_by(
+        col(CatalogProduct.provider_created_at).is_(None),  # undated last on every backend
+        col(CatalogProduct.provider_created_at).desc(),
+        col(CatalogProduct.title),
+        col(CatalogProduct.id),
+    )
+    if offset:
+        statement = statement.offset(max(offset, 0))
+    if limit is not None:
+        statement = statement.limit(max(limit, 0))
+    rows = session.exec(statement).all()
+    ids = [row.id for row in rows]
+    variants = _variants_by_product(session, ids)
+    images = _images_by_product(session, ids)
+    return [_summary(row, variants[row.id], images[row.id]) for row in rows]
+
+
+def newest_products(session: Session, limit: int = 12) -> list[ProductSummary]:
+    """The newest shown products."""
+    return search_products(session, limit=limit)
+
+
+def collection_counts(session: Session) -> dict[str, int]:
+    """Shown products per collection key, every collection present (0 when empty)."""
+    rows = session.exec(
+        select(CatalogProduct.collection_key, func.count())
+        .where(_shown())
+        .group_by(col(CatalogProduct.collection_key))
+    ).all()
+    found = {key: int(count) for key, count in rows}
+    return {collection.key: found.get(collection.key, 0) for collection in COLLECTIONS}
+
+
+def _shown_product(session: Session, product_id: str) -> CatalogProduct | None:
+    """The cached product if it is shown to shoppers, else None."""
+    row = session.get(CatalogProduct, product_id) if product_id else None
+    return row if row is not None and row.is_active and row.is_published else None
+
+
+def get_product(session: Session, product_id: str) -> ProductDetail:
+    """A shown cached product, else the sample with this id; NotFoundError otherwise."""
+    row = _shown_product(session, product_id)
+    if row is not None:
+        ids = [row.id]
+        return _detail(row, _variants_by_product(session, ids)[row.id], _images_by_product(session, ids)[row.id])
+    sample = SAMPLE_PRODUCTS_BY_ID.get(product_id)
+    if sample is not None:
+        return sample
+    raise NotFoundError(PRODUCT_NOT_FOUND)
+
+
+def line_price(session: Session, product_id: str, size: str) -> LinePrice:
+    """Unit price of a cart line: first enabled variant of that size (any size for One Size)."""
+    row = _shown_product(session, product_id)
+    if row is None:  # unknown, hidden, or a sample (samples cannot be ordered)
+        raise NotFoundError(PRODUCT_NOT_FOUND)
+    statement = select(CatalogVariant).where(
+        col(CatalogVariant.product_id) == row.id, col(CatalogVariant.is_enabled).is_(True)
+    )
+    if size != ONE_SIZE:
+        statement = statement.where(col(CatalogVariant.size) == size)
+    variant = session.exec(
+        statement.order_by(col(CatalogVariant.sort_order), col(CatalogVariant.id)).limit(1)
+    ).first()
+    if variant is None:
+        raise ValidationError(SIZE_NOT_AVAILABLE, {"size": SIZE_NOT_AVAILABLE})
+    return LinePrice(price_cents=variant.price_cents, variant_id=str(variant.variant_id))

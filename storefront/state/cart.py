@@ -1,8 +1,36 @@
 """Cart state: the cart lives in the browser's local storage; rules come from services.cart."""
 
+from __future__ import annotations
+
+import asyncio
+from typing import TypedDict
+
 import reflex as rx
 
+from storefront.db import session_scope
 from storefront.services import cart
+from storefront.services.errors import NotFoundError, ValidationError
+from storefront.services.money import format_usd
+from storefront.services.shopping import NO_VARIANTS_TEXT, NO_VARIANTS_TITLE, SIZE_REQUIRED, new_cart_line
+
+ADDED_TITLE = "Added to cart"
+
+
+class CartRow(TypedDict):
+    """One cart line as the cart page shows it."""
+
+    id: str
+    name: str
+    size: str
+    image: str
+    quantity: int
+    price: str
+    line_total: str
+
+
+def _priced_line(product_id: str, size: str) -> cart.CartLine:
+    with session_scope() as session:
+        return new_cart_line(session, product_id, size)
 
 
 class CartState(rx.State):
@@ -10,6 +38,78 @@ class CartState(rx.State):
 
     cart_json: str = rx.LocalStorage("[]", name=cart.CART_STORAGE_KEY, sync=True)
 
+    def _lines(self) -> list[cart.CartLine]:
+        return cart.load_cart(self.cart_json)
+
+    def _save(self, lines: object) -> None:
+        self.cart_json = cart.dump_cart(lines)  # type: ignore[arg-type]
+
     @rx.var
     def total_quantity(self) -> int:
-        return cart.total_quantity(cart.load_cart(self.cart_json))
+        return cart.total_quantity(self._lines())
+
+    @rx.var
+    def rows(self) -> list[CartRow]:
+        return [
+            CartRow(
+                id=line.product_id,
+                name=line.name,
+                size=line.size,
+                image=line.image,
+                quantity=line.quantity,
+                price=format_usd(line.price_cents),
+                line_total=format_usd(line.line_total_cents),
+            )
+            for line in self._lines()
+        ]
+
+    @rx.var
+    def subtotal(self) -> str:
+        return format_usd(cart.subtotal_cents(self._lines()))
+
+    @rx.var
+    def shipping(self) -> str:
+        return format_usd(cart.shipping_cents(cart.subtotal_cents(self._lines())))
+
+    @rx.var
+    def total(self) -> str:
+        return format_usd(cart.total_cents(self._lines()))
+
+    @rx.event
+    def increment(self, product_id: str, size: str) -> None:
+        self._save(cart.increment(self._lines(), product_id, size))
+
+    @rx.event
+    def decrement(self, product_id: str, size: str) -> None:
+        self._save(cart.decrement(self._lines(), product_id, size))
+
+    @rx.event
+    def remove(self, product_id: str, size: str) -> None:
+        self._save(cart.remove_line(self._lines(), product_id, size))
+
+    @rx.event
+    def clear(self) -> None:
+        self._save([])
+
+    @rx.event(background=True)
+    async def add(self, product_id: str, size: str, then_go_to: str = ""):
+        """Price the pick from the catalogue and add it; `then_go_to` is for Buy Now."""
+        if not size:
+            yield rx.toast.error(SIZE_REQUIRED)
+            return
+        try:
+            line = await asyncio.to_thread(_priced_line, product_id, size)
+        except ValidationError as error:
+            if error.message == NO_VARIANTS_TEXT:
+                yield rx.toast.error(NO_VARIANTS_TITLE, description=NO_VARIANTS_TEXT)
+            else:
+                yield rx.toast.error(error.message)
+            return
+        except NotFoundError as error:
+            yield rx.toast.error(error.message)
+            return
+        async with self:
+            self._save(cart.add_line(self._lines(), line))
+        yield rx.toast.success(ADDED_TITLE, description=f"{line.name} - Size {line.size}")
+        if then_go_to:
+            yield rx.redirect(then_go_to)

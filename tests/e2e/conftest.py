@@ -8,16 +8,20 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from storefront.config import PROJECT_ROOT
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 STARTUP_TIMEOUT_S = 900
+# Generous timeouts: the CI machine has two cores shared by the store, its build and Chromium.
+expect.set_options(timeout=15_000)
+
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -53,8 +57,20 @@ def _wait_until_served(base_url: str, process: subprocess.Popen, log_path: Path)
     raise RuntimeError(f"the store did not start in time:\n{log_path.read_text()[-4000:]}")
 
 
+@dataclass(frozen=True)
+class StoreServer:
+    """A running store: where it answers and where it keeps its data."""
+
+    url: str
+    data_dir: Path
+
+    @property
+    def db_url(self) -> str:
+        return f"sqlite:///{self.data_dir / 'storefront.db'}"
+
+
 @pytest.fixture(scope="session")
-def store_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StoreServer]:
     """Migrate and seed a fresh SQLite store, build it and serve it in production mode."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"Chromium is missing at {CHROMIUM}; .ci/run installs Debian's chromium")
@@ -66,6 +82,7 @@ def store_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "PORT": str(port),
         "REFLEX_USE_NPM": "1",
         "PYTHONUNBUFFERED": "1",
+        "OUTBOX_INTERVAL_SECONDS": "0.5",
     }
     for name in ("DB_URL", "UPLOAD_DIR", "REDIS_URL", "PRINTIFY_API_TOKEN"):
         env.pop(name, None)
@@ -85,13 +102,18 @@ def store_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     base_url = f"http://localhost:{port}"
     try:
         _wait_until_served(base_url, process, log_path)
-        yield base_url
+        yield StoreServer(url=base_url, data_dir=data_dir)
     finally:
         os.killpg(process.pid, 15)
         try:
             process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, 9)
+
+
+@pytest.fixture(scope="session")
+def store_url(store: StoreServer) -> str:
+    return store.url
 
 
 @pytest.fixture(scope="session")

@@ -29,3 +29,15 @@ def test_migrating_twice_changes_nothing(database_url: str) -> None:
     engine = make_engine(database_url)
     assert CATALOGUE_TABLES <= set(inspect(engine).get_table_names())
     engine.dispose()
+
+
+ORDER_TABLES = {"orders", "order_item", "outbox_job"}
+
+
+def test_migrations_create_the_order_tables(engine: Engine) -> None:
+    assert ORDER_TABLES <= set(inspect(engine).get_table_names())
+
+
+def test_the_models_match_the_migrations(database_url: str) -> None:
+    migrate(database_url)
+    command.check(alembic_config(database_url))  # raises if autogenerate would find a difference

@@ -89,3 +89,8 @@ class PrintProvider(Protocol):
     def get_order(self, shop_id: int, order_id: str) -> dict:
         """One order object (contract §7); raises ProviderNotFound when it does not exist."""
         ...
+
+
+def product_page_url(product_id: str) -> str:
+    """The provider's own page for a product (the 'View on Provider' button)."""
+    return f"https://printify.com/app/editor/{product_id}"

@@ -1,0 +1,156 @@
+"""The 'Complete Your Order' dialog with its four sections."""
+
+import reflex as rx
+
+from storefront.components import styles
+from storefront.state.cart import CartState
+from storefront.state.checkout import CheckoutState as S
+
+ADDRESS_FIELDS: list[tuple[str, str, str]] = [
+    ("first_name", "First name", "given-name"),
+    ("last_name", "Last name", "family-name"),
+    ("address1", "Address", "address-line1"),
+    ("address2", "Apartment, suite (optional)", "address-line2"),
+    ("city", "City", "address-level2"),
+    ("state_code", "State", "address-level1"),
+    ("zip", "ZIP code", "postal-code"),
+    ("country_code", "Country", "country"),
+]
+
+
+def field_error(key: str) -> rx.Component:
+    message = S.field_errors[key]
+    return rx.cond(message, rx.text(message, color=rx.color("red", 11), size="1", data_testid=f"error-{key}"))
+
+
+def labelled(label: str, control: rx.Component, key: str) -> rx.Component:
+    return rx.vstack(
+        rx.el.label(rx.text(label, size="2", weight="medium"), control, style={"display": "grid", "gap": "0.25rem", "width": "100%"}),
+        field_error(key),
+        spacing="1",
+        width="100%",
+    )
+
+
+def text_field(key: str, label: str, *, type_: str = "text", autocomplete: str = "", default: str = "") -> rx.Component:
+    """A form field whose value travels with the form (never used for card data)."""
+    return labelled(label, rx.input(name=key, type=type_, auto_complete=autocomplete, default_value=default, size="2"), key)
+
+
+def card_field(key: str, label: str, *, placeholder: str = "", autocomplete: str = "", inputmode: str = "text", maxlength: int = 64) -> rx.Component:
+    """An uncontrolled card input without name or id: its value is never part of the form data."""
+    return labelled(
+        label,
+        rx.el.input(
+            data_card=key,
+            placeholder=placeholder,
+            auto_complete=autocomplete,
+            input_mode=inputmode,
+            max_length=maxlength,
+            class_name="rt-reset rt-TextFieldInput",
+            style={"border": styles.BORDER, "border_radius": "6px", "padding": "0.45rem 0.6rem", "font_size": "0.95rem", "width": "100%"},
+        ),
+        key,
+    )
+
+
+def address_fields(prefix: str) -> rx.Component:
+    return rx.grid(
+        *[
+            text_field(
+                f"{prefix}.{name}", label, autocomplete=f"{'billing' if prefix == 'billingAddress' else 'shipping'} {auto}",
+                default="US" if name == "country_code" else "",
+            )
+            for name, label, auto in ADDRESS_FIELDS
+        ],
+        columns=rx.breakpoints(initial="1", sm="2"),
+        spacing="3",
+        width="100%",
+    )
+
+
+def section(title: str, *children: rx.Component) -> rx.Component:
+    return rx.vstack(rx.heading(title, as_="h3", size="4"), *children, spacing="3", width="100%")
+
+
+def summary() -> rx.Component:
+    return section(
+        "Order Summary",
+        rx.foreach(
+            CartState.rows,
+            lambda row: rx.hstack(
+                rx.text(row["name"], " (", row["size"], ") × ", row["quantity"]),
+                rx.text(row["line_total"]),
+                justify="between",
+                width="100%",
+            ),
+        ),
+        rx.hstack(rx.text("Subtotal"), rx.text(CartState.subtotal), justify="between", width="100%"),
+        rx.hstack(rx.text("Shipping"), rx.text(CartState.shipping), justify="between", width="100%"),
+        rx.hstack(rx.text("Total", weight="bold"), rx.text(CartState.total, weight="bold"), justify="between", width="100%"),
+    )
+
+
+def checkout_form() -> rx.Component:
+    return rx.form(
+        rx.vstack(
+            summary(),
+            rx.divider(),
+            section(
+                "Customer Information",
+                text_field("customerEmail", "Email", type_="email", autocomplete="email"),
+                text_field("customerName", "Full name", autocomplete="name"),
+                text_field("customerPhone", "Phone (optional)", type_="tel", autocomplete="tel"),
+            ),
+            rx.divider(),
+            section("Shipping Address", address_fields("shippingAddress")),
+            rx.el.label(
+                rx.checkbox(checked=S.same_as_shipping, on_change=S.set_same_as_shipping),
+                rx.text("Billing address same as shipping", size="2"),
+                style={"display": "flex", "gap": "0.5rem", "align_items": "center"},
+            ),
+            rx.cond(~S.same_as_shipping, section("Billing Address", address_fields("billingAddress"))),
+            rx.divider(),
+            section(
+                "Payment Information",
+                card_field("cardNumber", "Card number", placeholder="4242 4242 4242 4242", autocomplete="cc-number", inputmode="numeric", maxlength=23),
+                rx.grid(
+                    card_field("expiryDate", "Expiry date", placeholder="MM/YY", autocomplete="cc-exp", maxlength=7),
+                    card_field("cvv", "CVV", placeholder="123", autocomplete="cc-csc", inputmode="numeric", maxlength=4),
+                    columns="2",
+                    spacing="3",
+                    width="100%",
+                ),
+                card_field("cardholderName", "Cardholder name", autocomplete="cc-name"),
+            ),
+            rx.button(
+                rx.cond(S.submitting, "Processing...", "Place Order - " + CartState.total),
+                type="submit",
+                size="3",
+                width="100%",
+                disabled=S.submitting,
+                data_testid="place-order",
+            ),
+            spacing="4",
+            width="100%",
+        ),
+        on_submit=S.submit,
+        reset_on_submit=False,
+        no_validate=True,
+    )
+
+
+def checkout_dialog() -> rx.Component:
+    return rx.dialog.root(
+        rx.dialog.trigger(rx.button("Checkout", size="3", width="100%")),
+        rx.dialog.content(
+            rx.dialog.title("Complete Your Order"),
+            rx.dialog.description("Your order is sent for printing as soon as payment is confirmed.", size="2", color=styles.MUTED),
+            rx.box(checkout_form(), padding_top="1rem"),
+            max_width="640px",
+            max_height="90vh",
+            overflow_y="auto",
+        ),
+        open=S.dialog_open,
+        on_open_change=S.set_dialog_open,
+    )

@@ -1,0 +1,102 @@
+"""Product cards, their loading skeletons and the grid they sit in."""
+
+import reflex as rx
+
+from storefront.components import styles
+from storefront.services.catalog import ONE_SIZE, PLACEHOLDER_IMAGE
+from storefront.state.cart import CartState
+
+# Swaps a broken image for the placeholder once (the flag stops a loop if that fails too).
+_IMAGE_FALLBACK = rx.Var(
+    _js_expr=(
+        "(e) => { if (!e.target.dataset.fallback) "
+        f"{{ e.target.dataset.fallback = '1'; e.target.src = '{PLACEHOLDER_IMAGE}'; }} }}"
+    )
+)
+
+
+def product_image(src: rx.Var | str, alt: rx.Var | str, height: str = "260px") -> rx.Component:
+    """A product image that falls back to the placeholder when it fails to load."""
+    return rx.box(
+        rx.el.img(src=src, alt=alt, loading="lazy", custom_attrs={"onError": _IMAGE_FALLBACK}, style=styles.tile_image),
+        height=height,
+        overflow="hidden",
+        background=styles.SURFACE,
+    )
+
+
+def product_card(product: rx.Var, quick_add: bool = True) -> rx.Component:
+    """A listing card: image, two-line title, price or N/A, View Details and Quick Add."""
+    return rx.card(
+        rx.link(product_image(product["image"], product["name"]), href="/product/" + product["id"].to(str), class_name="group"),
+        rx.vstack(
+            rx.text(
+                product["name"],
+                weight="medium",
+                style={"display": "-webkit-box", "-webkit-line-clamp": "2", "-webkit-box-orient": "vertical", "overflow": "hidden"},
+                min_height="2.6em",
+                data_testid="product-name",
+            ),
+            rx.text(product["price"], weight="bold", size="4", data_testid="product-price"),
+            rx.hstack(
+                rx.link(
+                    rx.button("View Details", variant="outline", width="100%"),
+                    href="/product/" + product["id"].to(str),
+                    flex="1",
+                ),
+                rx.cond(
+                    quick_add,
+                    rx.button(
+                        rx.icon("plus", size=16),
+                        "Quick Add",
+                        on_click=CartState.add(product["id"].to(str), ONE_SIZE, ""),
+                        flex="1",
+                    ),
+                ),
+                width="100%",
+                spacing="2",
+            ),
+            spacing="2",
+            padding_top="0.75rem",
+        ),
+        data_testid="product-card",
+        size="2",
+    )
+
+
+def skeleton_card() -> rx.Component:
+    return rx.card(
+        rx.skeleton(rx.box(height="260px")),
+        rx.vstack(
+            rx.skeleton(rx.text("Loading product name")),
+            rx.skeleton(rx.text("$00.00")),
+            rx.skeleton(rx.box(height="2rem", width="100%")),
+            spacing="2",
+            padding_top="0.75rem",
+        ),
+        data_testid="skeleton-card",
+    )
+
+
+def card_grid(*children: rx.Component, **props) -> rx.Component:
+    """The product grid: 4 columns large, 2 medium, 1 small."""
+    return rx.grid(*children, columns=rx.breakpoints(initial="1", sm="2", lg="4"), spacing="5", width="100%", **props)
+
+
+def skeleton_grid(count: int) -> rx.Component:
+    return card_grid(*[skeleton_card() for _ in range(count)])
+
+
+def empty_state(title: str, text: str = "", *children: rx.Component) -> rx.Component:
+    return rx.center(
+        rx.vstack(
+            rx.icon("package-search", size=40, color=styles.MUTED),
+            rx.heading(title, as_="h2", size="5"),
+            rx.cond(text != "", rx.text(text, color=styles.MUTED)),
+            *children,
+            align="center",
+            spacing="2",
+        ),
+        padding_y="4rem",
+        width="100%",
+    )

@@ -1,0 +1,116 @@
+"""/cart: the cart lines, the order summary and the checkout dialog."""
+
+import reflex as rx
+
+from storefront.components import styles
+from storefront.components.checkout_form import checkout_dialog
+from storefront.components.layout import public_page
+from storefront.components.product_card import product_image
+from storefront.state.cart import CartState
+
+
+def cart_row(row: rx.Var) -> rx.Component:
+    product_id, size = row["id"].to(str), row["size"].to(str)
+    return rx.card(
+        rx.hstack(
+            rx.box(product_image(row["image"], row["name"], height="96px"), width="96px", border_radius="8px", overflow="hidden", flex_shrink="0"),
+            rx.vstack(
+                rx.text(row["name"], weight="bold"),
+                rx.text("Size: ", row["size"], color=styles.MUTED, size="2"),
+                rx.text(row["price"], size="2"),
+                spacing="1",
+                flex="1",
+            ),
+            rx.hstack(
+                rx.icon_button(
+                    rx.icon("minus", size=14),
+                    on_click=CartState.decrement(product_id, size),
+                    disabled=row["quantity"].to(int) <= 1,
+                    variant="outline",
+                    size="1",
+                    aria_label="Decrease quantity",
+                ),
+                rx.text(row["quantity"], min_width="2ch", text_align="center", data_testid="line-quantity"),
+                rx.icon_button(
+                    rx.icon("plus", size=14),
+                    on_click=CartState.increment(product_id, size),
+                    variant="outline",
+                    size="1",
+                    aria_label="Increase quantity",
+                ),
+                align="center",
+                spacing="2",
+            ),
+            rx.text(row["line_total"], weight="bold", min_width="5rem", text_align="right"),
+            rx.icon_button(
+                rx.icon("trash-2", size=16),
+                on_click=CartState.remove(product_id, size),
+                variant="ghost",
+                color_scheme="red",
+                aria_label="Remove",
+            ),
+            align="center",
+            spacing="4",
+            width="100%",
+            wrap="wrap",
+        ),
+        data_testid="cart-line",
+    )
+
+
+def summary_row(label: str, value: rx.Var, strong: bool = False) -> rx.Component:
+    weight = "bold" if strong else "regular"
+    return rx.hstack(rx.text(label, weight=weight), rx.text(value, weight=weight), justify="between", width="100%")
+
+
+def order_summary() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.heading("Order Summary", as_="h2", size="5"),
+            summary_row("Subtotal", CartState.subtotal),
+            summary_row("Shipping", CartState.shipping),
+            rx.divider(),
+            summary_row("Total", CartState.total, strong=True),
+            checkout_dialog(),
+            rx.text("Free shipping on orders over $100", color=styles.MUTED, size="2"),
+            spacing="3",
+            width="100%",
+        ),
+        width="100%",
+        data_testid="order-summary",
+    )
+
+
+def empty_cart() -> rx.Component:
+    return rx.center(
+        rx.vstack(
+            rx.icon("shopping-cart", size=44, color=styles.MUTED),
+            rx.heading("Your cart is empty", as_="h2", size="6"),
+            rx.text("Start shopping to add items to your cart.", color=styles.MUTED),
+            rx.link(rx.button("Browse Products", size="3"), href="/products"),
+            align="center",
+            spacing="3",
+        ),
+        padding_y="4rem",
+    )
+
+
+@public_page(route="/cart", title="Shopping Cart")
+def cart_page() -> rx.Component:
+    return rx.vstack(
+        rx.heading("Shopping Cart", as_="h1", size="8"),
+        rx.cond(
+            CartState.total_quantity == 0,
+            empty_cart(),
+            rx.grid(
+                rx.vstack(rx.foreach(CartState.rows, cart_row), spacing="3", width="100%"),
+                order_summary(),
+                columns=rx.breakpoints(initial="1", md="3fr 2fr"),
+                spacing="6",
+                width="100%",
+            ),
+        ),
+        spacing="6",
+        padding_y="2.5rem",
+        style=styles.content_box,
+    )

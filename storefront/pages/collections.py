@@ -1,0 +1,125 @@
+"""/collections (tabbed) and one page per collection under /collections/{key}."""
+
+import reflex as rx
+
+from storefront.collections import COLLECTIONS, Collection
+from storefront.components import styles
+from storefront.components.layout import public_page
+from storefront.components.product_card import card_grid, product_card, skeleton_grid
+from storefront.pages.products import search_box
+from storefront.state.catalog import CollectionPageState, CollectionsTabsState
+
+
+def tab_panel(collection: Collection) -> rx.Component:
+    S = CollectionsTabsState
+    return rx.tabs.content(
+        rx.vstack(
+            rx.hstack(
+                rx.vstack(
+                    rx.heading(collection.title, as_="h2", size="6"),
+                    rx.text(collection.description, color=styles.MUTED),
+                    spacing="1",
+                    align="start",
+                ),
+                rx.badge(S.products.length().to(str) + " products", size="2", data_testid="product-count"),
+                justify="between",
+                align="start",
+                width="100%",
+                spacing="4",
+            ),
+            search_box(S.query, S.set_query),
+            rx.cond(
+                S.loading & (S.products.length() == 0),
+                skeleton_grid(4),
+                rx.cond(
+                    S.failed,
+                    rx.text("Unable to load products at this time.", color=styles.MUTED),
+                    rx.cond(
+                        S.products.length() == 0,
+                        rx.text("No products found", color=styles.MUTED, padding_y="2rem"),
+                        card_grid(rx.foreach(S.products, product_card)),
+                    ),
+                ),
+            ),
+            spacing="4",
+            width="100%",
+            padding_top="1.5rem",
+        ),
+        value=collection.key,
+    )
+
+
+@public_page(route="/collections", title="Collections", on_load=CollectionsTabsState.load)
+def collections() -> rx.Component:
+    return rx.vstack(
+        rx.heading("Collections", as_="h1", size="8"),
+        rx.tabs.root(
+            rx.tabs.list(*[rx.tabs.trigger(c.label, value=c.key) for c in COLLECTIONS]),
+            *[tab_panel(c) for c in COLLECTIONS],
+            value=CollectionsTabsState.tab,
+            on_change=CollectionsTabsState.select_tab,
+            width="100%",
+        ),
+        spacing="5",
+        padding_y="2.5rem",
+        style=styles.content_box,
+    )
+
+
+def coming_soon_tile(collection: Collection) -> rx.Component:
+    return rx.card(
+        rx.center(
+            rx.vstack(
+                rx.icon("sparkles", size=32, color=collection.primary),
+                rx.heading("Coming Soon", as_="h2", size="5"),
+                rx.text(f"New {collection.label} pieces are on their way.", color=styles.MUTED),
+                align="center",
+            ),
+            height="260px",
+        ),
+        data_testid="coming-soon",
+    )
+
+
+def collection_page(collection: Collection):
+    """The page function of one collection."""
+    S = CollectionPageState
+
+    def page() -> rx.Component:
+        return rx.vstack(
+            rx.box(
+                rx.text(collection.label, weight="bold", letter_spacing="0.08em", color=collection.secondary),
+                rx.heading(collection.title, as_="h1", size="8", color="white"),
+                rx.text(collection.tagline, size="4", color="rgba(255,255,255,0.85)"),
+                padding="3rem 2rem",
+                border_radius="16px",
+                background=f"linear-gradient(120deg, {collection.primary}, #1b1b1b)",
+                width="100%",
+            ),
+            rx.cond(
+                S.loading,
+                skeleton_grid(4),
+                rx.cond(
+                    S.failed,
+                    rx.text("Unable to load products at this time.", color=styles.MUTED),
+                    card_grid(
+                        rx.cond(
+                            S.products.length() == 0,
+                            coming_soon_tile(collection),
+                            rx.foreach(S.products, product_card),
+                        )
+                    ),
+                ),
+            ),
+            rx.link(rx.button(rx.icon("arrow-left", size=16), "Back to Home", variant="outline"), href="/"),
+            spacing="6",
+            padding_y="2.5rem",
+            style=styles.content_box,
+        )
+
+    page.__name__ = f"collection_{collection.key}"
+    return public_page(route=collection.route, title=collection.title, on_load=S.load(collection.key))(page)
+
+
+for _collection in COLLECTIONS:
+    collection_page(_collection)

@@ -1,0 +1,50 @@
+"""/new-arrivals: the newest products."""
+
+import reflex as rx
+
+from storefront.components import styles
+from storefront.components.layout import public_page
+from storefront.components.product_card import card_grid, product_card, skeleton_grid
+from storefront.state.catalog import NewArrivalsState
+
+SUBTITLE = (
+    "Discover our latest collections and exclusive releases. "
+    "Be the first to showcase these fresh designs."
+)
+SKELETON_CARDS = 4
+
+
+@public_page(route="/new-arrivals", title="New Arrivals", on_load=NewArrivalsState.load)
+def new_arrivals() -> rx.Component:
+    return rx.vstack(
+        rx.vstack(
+            rx.heading("New Arrivals", as_="h1", size="8"),
+            rx.text(SUBTITLE, color=styles.MUTED, size="4", max_width="640px"),
+            align="center",
+            text_align="center",
+            spacing="2",
+            width="100%",
+        ),
+        rx.cond(
+            NewArrivalsState.loading,
+            skeleton_grid(SKELETON_CARDS),
+            rx.cond(
+                NewArrivalsState.products.length() == 0,
+                rx.text(
+                    "No products found. New arrivals will be added soon.",
+                    color=styles.MUTED,
+                    text_align="center",
+                    width="100%",
+                    padding_y="3rem",
+                ),
+                card_grid(rx.foreach(NewArrivalsState.products, lambda p: product_card(p, quick_add=False))),
+            ),
+        ),
+        rx.center(
+            rx.link(rx.button("View All Products", variant="outline", size="3"), href="/products"),
+            width="100%",
+        ),
+        spacing="6",
+        padding_y="2.5rem",
+        style=styles.content_box,
+    )

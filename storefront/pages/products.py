@@ -1,0 +1,53 @@
+"""/products: search box, product grid, loading, empty and error states."""
+
+import reflex as rx
+
+from storefront.components import styles
+from storefront.components.layout import public_page
+from storefront.components.product_card import card_grid, empty_state, product_card, skeleton_grid
+from storefront.state.catalog import ProductsState
+
+SKELETON_CARDS = 8
+
+
+def search_box(value: rx.Var, on_change, placeholder: str = "Search products...") -> rx.Component:
+    return rx.input(
+        rx.input.slot(rx.icon("search", size=16)),
+        value=value,
+        on_change=on_change.debounce(250),
+        placeholder=placeholder,
+        size="3",
+        width=["100%", "360px"],
+        aria_label="Search",
+    )
+
+
+@public_page(route="/products", title="Our Products", on_load=ProductsState.load)
+def products() -> rx.Component:
+    return rx.vstack(
+        rx.hstack(
+            rx.heading("Our Products", as_="h1", size="8"),
+            search_box(ProductsState.query, ProductsState.set_query),
+            justify="between",
+            align="center",
+            wrap="wrap",
+            width="100%",
+            spacing="4",
+        ),
+        rx.cond(
+            ProductsState.loading & (ProductsState.products.length() == 0),
+            skeleton_grid(SKELETON_CARDS),
+            rx.cond(
+                ProductsState.failed,
+                empty_state("Unable to Load Products", "Please try again later"),
+                rx.cond(
+                    ProductsState.products.length() == 0,
+                    empty_state("No Products Found", "Try adjusting your search criteria"),
+                    card_grid(rx.foreach(ProductsState.products, product_card)),
+                ),
+            ),
+        ),
+        spacing="6",
+        padding_y="2.5rem",
+        style=styles.content_box,
+    )

@@ -1,0 +1,509 @@
+"""Checkout: order payload validation, server-side repricing and order creation.
+
+The browser's prices are never trusted: every line is repriced from the catalogue cache, and the
+browser's prices are only compared with ours to catch a stale cart (spec section 5).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from storefront.models import Order, OrderItem, utcnow
+from storefront.services import catalog
+from storefront.services.cart import MAX_LINE_QUANTITY, MIN_LINE_QUANTITY, TAX_CENTS, shipping_cents
+from storefront.services.errors import ConflictError, NotFoundError, ValidationError
+from storefront.services.money import cents_to_dollars, dollars_to_cents
+
+# Messages of spec section 5 (and 8), shown as they are.
+EMAIL_INVALID = "Please enter a valid email address"
+NAME_TOO_SHORT = "Name must be at least 2 characters"
+FIRST_NAME_REQUIRED = "First name is required"
+LAST_NAME_REQUIRED = "Last name is required"
+ADDRESS_REQUIRED = "Address is required"
+CITY_REQUIRED = "City is required"
+STATE_REQUIRED = "State is required"
+COUNTRY_REQUIRED = "Country is required"
+ZIP_REQUIRED = "ZIP code is required"
+NO_ITEMS = "No items in cart"
+PRICE_MISMATCH = "Price mismatch detected. Please refresh and try again."
+# Messages the spec does not show.
+COUNTRY_INVALID = "Country must be a 2-letter code"
+PRODUCT_REQUIRED = "Product is required"
+SIZE_REQUIRED = "Size is required"
+QUANTITY_INVALID = f"Quantity must be a whole number from {MIN_LINE_QUANTITY} to {MAX_LINE_QUANTITY}"
+PRICE_REQUIRED = "Price is required"
+PRICE_INVALID = "Price must be a number"
+SUBTOTAL_REQUIRED = "Subtotal is required"
+TOO_MANY_ITEMS = "Too many items in cart"
+KEY_REUSED = "This order request was already used for a different order."
+ORDER_NOT_FOUND = "Order not found"
+
+SHIPPING_FIELD = "shippingAddress"
+BILLING_FIELD = "billingAddress"
+MAX_ITEMS = 100
+#: Browser prices may differ from ours by at most one cent (the spec's 0.01 tolerance).
+PRICE_TOLERANCE_CENTS = 1
+ORDER_NUMBER_PREFIX = "SF-"
+MAX_IDEMPOTENCY_KEY_CHARS = 255
+
+# Deliberately simple: something@domain.tld, no spaces, no consecutive dots.
+_EMAIL = re.compile(r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,}")
+
+
+@dataclass(frozen=True, slots=True)
+class Address:
+    """A postal address with the checkout form's field names."""
+
+    first_name: str
+    last_name: str
+    address1: str
+    address2: str | None
+    city: str
+    state_code: str
+    zip: str
+    country_code: str
+
+
+@dataclass(frozen=True, slots=True)
+class OrderLineRequest:
+    """One cart line as the browser sent it; price_cents is the browser's price, for comparison only."""
+
+    product_id: str
+    size: str
+    quantity: int
+    price_cents: int
+
+
+@dataclass(frozen=True, slots=True)
+class OrderRequest:
+    """A validated order payload; billing is None when it is the same as shipping."""
+
+    customer_email: str
+    customer_name: str
+    customer_phone: str | None
+    shipping: Address
+    billing: Address | None
+    items: tuple[OrderLineRequest, ...]
+    subtotal_cents: int
+
+    def fingerprint(self) -> str:
+        """SHA-256 of the request, to tell a retry from a different order under the same key."""
+        canonical = json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class PricedLine:
+    """A cart line priced from the catalogue."""
+
+    product_id: str
+    variant_id: str
+    name: str
+    size: str
+    quantity: int
+    unit_price_cents: int
+    image_url: str
+
+    @property
+    def line_total_cents(self) -> int:
+        return self.unit_price_cents * self.quantity
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    subtotal_cents: int
+    shipping_cents: int
+    tax_cents: int
+    total_cents: int
+
+
+# --------------------------------------------------------------------------- validation
+
+# (field, message when missing or too short, minimum length, maximum length)
+_ADDRESS_RULES: tuple[tuple[str, str, int, int], ...] = (
+    ("first_name", FIRST_NAME_REQUIRED, 1, 100),
+    ("last_name", LAST_NAME_REQUIRED, 1, 100),
+    ("address1", ADDRESS_REQUIRED, 1, 255),
+    ("city", CITY_REQUIRED, 1, 100),
+    ("state_code", STATE_REQUIRED, 2, 64),
+    ("country_code", COUNTRY_REQUIRED, 2, 2),
+    ("zip", ZIP_REQUIRED, 1, 20),
+)
+
+
+def _text(value: object) -> str:
+    """A string field stripped of surrounding whitespace; anything else counts as empty."""
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _too_long(limit: int) -> str:
+    return f"Must be at most {limit} characters"
+
+
+def _validate_address(raw: object, prefix: str, errors: dict[str, str]) -> Address | None:
+    """An Address, or None after recording a message per bad field under "prefix.field"."""
+    data = raw if isinstance(raw, Mapping) else {}
+    values: dict[str, str] = {}
+    for name, message, minimum, maximum in _ADDRESS_RULES:
+        value = _text(data.get(name))
+        key = f"{prefix}.{name}"
+        if len(value) < minimum:
+            errors[key] = message
+        elif name == "country_code" and not value.isalpha():
+            errors[key] = COUNTRY_INVALID
+        elif len(value) > maximum:
+            errors[key] = COUNTRY_INVALID if name == "country_code" else _too_long(maximum)
+        values[name] = value
+    address2 = _text(data.get("address2"))
+    if len(address2) > 255:
+        errors[f"{prefix}.address2"] = _too_long(255)
+    if any(key.startswith(f"{prefix}.") for key in errors):
+        return None
+    return Address(
+        first_name=values["first_name"],
+        last_name=values["last_name"],
+        address1=values["address1"],
+        address2=address2 or None,
+        city=values["city"],
+        state_code=values["state_code"],
+        zip=values["zip"],
+        country_code=values["country_code"].upper(),
+    )
+
+
+def _browser_cents(value: object) -> int | None:
+    """A browser dollar amount (number or numeric string) in cents; None when unusable."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    try:
+        cents = dollars_to_cents(value)
+    except ValueError:
+        return None
+    return cents if cents >= 0 else None
+
+
+def _quantity(value: object) -> int | None:
+    """A whole quantity within 1..99, else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int) and MIN_LINE_QUANTITY <= value <= MAX_LINE_QUANTITY:
+        return value
+    return None
+
+
+def _item_product_id(item: Mapping[str, Any]) -> str:
+    """The catalogue product id of a sent line (productId, else the cart's id)."""
+    for key in ("productId", "id"):
+        value = item.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+    return ""
+
+
+def _validate_items(raw: object, errors: dict[str, str]) -> list[OrderLineRequest]:
+    if not isinstance(raw, list) or not raw:
+        errors["items"] = NO_ITEMS
+        return []
+    if len(raw) > MAX_ITEMS:
+        errors["items"] = TOO_MANY_ITEMS
+        return []
+    lines: list[OrderLineRequest] = []
+    for index, item in enumerate(raw):
+        prefix = f"items.{index}"
+        data = item if isinstance(item, Mapping) else {}
+        product_id = _item_product_id(data)
+        size = _text(data.get("size"))
+        quantity = _quantity(data.get("quantity"))
+        price = data.get("price")
+        price_cents = _browser_cents(price)
+        if not product_id or len(product_id) > 64:
+            errors[f"{prefix}.productId"] = PRODUCT_REQUIRED
+        if not size or len(size) > 32:
+            errors[f"{prefix}.size"] = SIZE_REQUIRED
+        if quantity is None:
+            errors[f"{prefix}.quantity"] = QUANTITY_INVALID
+        if price_cents is None:
+            errors[f"{prefix}.price"] = PRICE_REQUIRED if price is None or price == "" else PRICE_INVALID
+        if product_id and size and quantity is not None and price_cents is not None:
+            lines.append(OrderLineRequest(product_id, size, quantity, price_cents))
+    return lines
+
+
+def validate_order_payload(payload: Mapping[str, Any]) -> OrderRequest:
+    """The spec's order payload as an OrderRequest; ValidationError with a message per bad field."""
+    if not isinstance(payload, Mapping):
+        payload = {}  # reported field by field like an empty form
+    errors: dict[str, str] = {}
+
+    email = _text(payload.get("customerEmail"))
+    if len(email) > 254 or not _EMAIL.fullmatch(email) or ".." in email:
+        errors["customerEmail"] = EMAIL_INVALID
+    name = _text(payload.get("customerName"))
+    if len(name) < 2:
+        errors["customerName"] = NAME_TOO_SHORT
+    elif len(name) > 200:
+        errors["customerName"] = _too_long(200)
+    phone = _text(payload.get("customerPhone"))
+    if len(phone) > 40:
+        errors["customerPhone"] = _too_long(40)
+
+    shipping = _validate_address(payload.get(SHIPPING_FIELD), SHIPPING_FIELD, errors)
+    # The billing address counts only when the shopper said it differs (sameAsShipping false).
+    billing = None
+    if payload.get("sameAsShipping", True) is False:
+        billing = _validate_address(payload.get(BILLING_FIELD), BILLING_FIELD, errors)
+
+    items = _validate_items(payload.get("items"), errors)
+    subtotal = payload.get("subtotal")
+    subtotal_cents = _browser_cents(subtotal)
+    if subtotal_cents is None and "items" not in errors:
+        errors["subtotal"] = SUBTOTAL_REQUIRED if subtotal is None or subtotal == "" else PRICE_INVALID
+
+    if errors:
+        # An empty cart is the message the shopper needs first; otherwise the first field's.
+        message = NO_ITEMS if errors.get("items") == NO_ITEMS else next(iter(errors.values()))
+        raise ValidationError(message, errors)
+    assert shipping is not None and subtotal_cents is not None
+    return OrderRequest(
+        customer_email=email,
+        customer_name=name,
+        customer_phone=phone or None,
+        shipping=shipping,
+        billing=billing,
+        items=tuple(items),
+        subtotal_cents=subtotal_cents,
+    )
+
+
+# --------------------------------------------------------------------------- pricing
+
+
+def reprice_lines(session: Session, items: Sequence[OrderLineRequest]) -> list[PricedLine]:
+    """Price every line from the catalogue; PRICE_MISMATCH when a browser price is off by > 0.01."""
+    priced: list[PricedLine] = []
+    for index, item in enumerate(items):
+        try:
+            price = catalog.line_price(session, item.product_id, item.size)
+        except ValidationError as exc:  # size no longer offered: point at the line
+            message = exc.field_errors.get("size", exc.message)
+            raise ValidationError(message, {f"items.{index}.size": message}) from exc
+        if abs(price.price_cents - item.price_cents) > PRICE_TOLERANCE_CENTS:
+            raise ValidationError(PRICE_MISMATCH)
+        product = catalog.get_product(session, item.product_id)
+        priced.append(
+            PricedLine(
+                product_id=product.id,
+                variant_id=price.variant_id,
+                name=product.name,
+                size=item.size,
+                quantity=item.quantity,
+                unit_price_cents=price.price_cents,
+                image_url=product.image_url,
+            )
+        )
+    return priced
+
+
+def check_browser_subtotal(items: Sequence[OrderLineRequest], subtotal_cents: int) -> None:
+    """PRICE_MISMATCH unless the browser's prices times quantities add up to its subtotal."""
+    browser_sum = sum(item.price_cents * item.quantity for item in items)
+    if abs(browser_sum - subtotal_cents) > PRICE_TOLERANCE_CENTS:
+        raise ValidationError(PRICE_MISMATCH)
+
+
+def order_totals(lines: Sequence[PricedLine]) -> Totals:
+    """Subtotal, shipping (free over $100), tax (always 0) and total, in cents."""
+    subtotal = sum(line.line_total_cents for line in lines)
+    shipping = shipping_cents(subtotal)
+    return Totals(subtotal, shipping, TAX_CENTS, subtotal + shipping + TAX_CENTS)
+
+
+# --------------------------------------------------------------------------- orders
+
+
+def format_order_number(order_id: int) -> str:
+    return f"{ORDER_NUMBER_PREFIX}{order_id:06d}"
+
+
+def find_order(session: Session, reference: int | str) -> Order:
+    """An order by database id (int) or public number (str, e.g. "SF-000123"); NotFoundError otherwise."""
+    order: Order | None
+    if isinstance(reference, int) and not isinstance(reference, bool):
+        order = session.get(Order, reference)
+    else:
+        number = str(reference).strip().upper()
+        order = session.exec(select(Order).where(col(Order.number) == number)).first() if number else None
+    if order is None:
+        raise NotFoundError(ORDER_NOT_FOUND)
+    return order
+
+
+def order_items(session: Session, order_id: int) -> list[OrderItem]:
+    """The lines of an order in the order they were placed."""
+    return list(
+        session.exec(select(OrderItem).where(col(OrderItem.order_id) == order_id).order_by(col(OrderItem.id))).all()
+    )
+
+
+def _existing_order(session: Session, idempotency_key: str, fingerprint: str | None) -> Order | None:
+    """The order created under this key; ConflictError if it was made from a different request."""
+    order = session.exec(select(Order).where(col(Order.idempotency_key) == idempotency_key)).first()
+    if order is not None and fingerprint is not None and order.request_fingerprint != fingerprint:
+        raise ConflictError(KEY_REUSED)
+    return order
+
+
+def _billing_json(address: Address | None) -> str | None:
+    return json.dumps(asdict(address), sort_keys=True) if address is not None else None
+
+
+def create_order(session: Session, payload: Mapping[str, Any], idempotency_key: str | None = None) -> Order:
+    """Validate, reprice and save an order with its lines (committed before anything else happens).
+
+    A request repeated with the same idempotency key returns the order made the first time; the same
+    key with a different request is a ConflictError. Without a key every call makes a new order.
+    """
+    key = (idempotency_key or "").strip() or f"auto-{uuid.uuid4().hex}"
+    if len(key) > MAX_IDEMPOTENCY_KEY_CHARS:
+        raise ValidationError("Idempotency key is too long", {"idempotencyKey": _too_long(MAX_IDEMPOTENCY_KEY_CHARS)})
+    request = validate_order_payload(payload)
+    fingerprint = request.fingerprint()
+    existing = _existing_order(session, key, fingerprint)
+    if existing is not None:
+        return existing
+
+    check_browser_subtotal(request.items, request.subtotal_cents)
+    lines = reprice_lines(session, request.items)
+    totals = order_totals(lines)
+    shipping = request.shipping
+    now = utcnow()
+    order = Order(
+        # A unique placeholder until the id is known; replaced below in the same transaction.
+        number=f"tmp-{uuid.uuid4().hex[:24]}",
+        idempotency_key=key,
+        request_fingerprint=fingerprint,
+        customer_email=request.customer_email,
+        customer_name=request.customer_name,
+        customer_phone=request.customer_phone,
+        first_name=shipping.first_name,
+        last_name=shipping.last_name,
+        address1=shipping.address1,
+        address2=shipping.address2,
+        city=shipping.city,
+        state_code=shipping.state_code,
+        zip=shipping.zip,
+        country_code=shipping.country_code,
+        billing_address_json=_billing_json(request.billing),
+        subtotal_cents=totals.subtotal_cents,
+        shipping_cents=totals.shipping_cents,
+        tax_cents=totals.tax_cents,
+        total_cents=totals.total_cents,
+        status="pending",
+        payment_status="pending",
+        created_at=now,
+        updated_at=now,
+    )
+    try:
+        session.add(order)
+        session.flush()
+        assert order.id is not None
+        order.number = format_order_number(order.id)
+        for line in lines:
+            session.add(
+                OrderItem(
+                    order_id=order.id,
+                    product_id=line.product_id,
+                    variant_id=line.variant_id,
+                    name=line.name,
+                    size=line.size,
+                    quantity=line.quantity,
+                    unit_price_cents=line.unit_price_cents,
+                    image_url=line.image_url,
+                )
+            )
+        session.commit()
+    except IntegrityError:
+        # A parallel request with the same key won the race: answer with its order.
+        session.rollback()
+        existing = _existing_order(session, key, fingerprint)
+        if existing is None:
+            raise
+        return existing
+    session.refresh(order)
+    return order
+
+
+# --------------------------------------------------------------------------- serialisation
+
+
+def _dollars(cents: int) -> float:
+    """Cents as a JSON number of dollars with two decimals (2499 -> 24.99)."""
+    return float(cents_to_dollars(cents).quantize(Decimal("0.01")))
+
+
+def shipping_address(order: Order) -> dict[str, Any]:
+    """The order's shipping address with the checkout form's field names."""
+    return {
+        "first_name": order.first_name,
+        "last_name": order.last_name,
+        "address1": order.address1,
+        "address2": order.address2,
+        "city": order.city,
+        "state_code": order.state_code,
+        "zip": order.zip,
+        "country_code": order.country_code,
+    }
+
+
+def serialize_order(order: Order, items: Sequence[OrderItem]) -> dict[str, Any]:
+    """The spec's admin Order entity: camelCase keys, money in dollars; "id" is the order number."""
+    billing = json.loads(order.billing_address_json) if order.billing_address_json else None
+    return {
+        "id": order.number,
+        "orderNumber": order.number,
+        "customerName": order.customer_name,
+        "customerEmail": order.customer_email,
+        "customerPhone": order.customer_phone,
+        "subtotal": _dollars(order.subtotal_cents),
+        "shipping": _dollars(order.shipping_cents),
+        "tax": _dollars(order.tax_cents),
+        "total": _dollars(order.total_cents),
+        "status": order.status,
+        "paymentStatus": order.payment_status,
+        "cardBrand": order.card_brand,
+        "cardLast4": order.card_last4,
+        "printifyStatus": order.printify_status,
+        "printifyOrderId": order.printify_order_id,
+        "trackingNumber": order.tracking_number,
+        "createdAt": order.created_at.isoformat(),
+        "updatedAt": order.updated_at.isoformat(),
+        "shippingAddress": shipping_address(order),
+        "billingAddress": billing,
+        "items": [
+            {
+                "id": item.id,
+                "productId": item.product_id,
+                "variantId": item.variant_id,
+                "name": item.name,
+                "size": item.size,
+                "quantity": item.quantity,
+                "price": _dollars(item.unit_price_cents),
+                "imageUrl": item.image_url,
+            }
+            for item in items
+        ],
+    }

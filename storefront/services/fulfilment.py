@@ -1,0 +1,337 @@
+"""Paying orders and sending paid orders to the print provider through an outbox with retries.
+
+A paid order is queued (an OutboxJob) in the same transaction that marks it paid, so a provider
+outage only delays fulfilment: the job is retried with exponential backoff until it goes through.
+Card numbers and CVVs are handed to the gateway and never stored or logged.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from storefront.models import Order, OrderItem, OutboxJob, utcnow
+from storefront.services.checkout import find_order, order_items
+from storefront.services.errors import ConflictError, NotFoundError
+from storefront.services.payments import CardDetails, PaymentDeclined, PaymentGateway
+from storefront.services.printify.errors import ProviderError, ProviderRateLimited, ProviderUnavailable
+from storefront.services.printify.provider import PrintProvider
+
+logger = logging.getLogger(__name__)
+
+SEND_ORDER = "send_order"
+#: Printify's standard shipping (contract §7).
+STANDARD_SHIPPING_METHOD = 1
+RETRY_BASE_SECONDS = 30
+RETRY_MAX_SECONDS = 3600
+ORDER_CANCELLED = "This order was cancelled."
+ORDER_REFUNDED = "This order was refunded."
+MAX_ERROR_CHARS = 2000
+MAX_PAYMENT_KEY_CHARS = 200
+
+Clock = Callable[[], datetime]
+_STOP = object()
+
+
+# --------------------------------------------------------------------------- payment
+
+
+def _form_text(value: object) -> str:
+    """A card form field as text (numbers typed into JSON become strings)."""
+    if isinstance(value, bool) or value is None:
+        return ""
+    return str(value).strip() if isinstance(value, (str, int)) else ""
+
+
+def card_from_form(data: object) -> CardDetails:
+    """CardDetails from the checkout form's cardData: expiryDate "MM/YY", or expiryMonth plus expiryYear."""
+    form = data if isinstance(data, Mapping) else {}
+    expiry = _form_text(form.get("expiryDate"))
+    month, year = _form_text(form.get("expiryMonth")), _form_text(form.get("expiryYear"))
+    if not expiry and month and year:
+        expiry = f"{month.zfill(2)}/{year[-2:].zfill(2)}"
+    return CardDetails(
+        number=_form_text(form.get("cardNumber")),
+        expiry=expiry,
+        cvv=_form_text(form.get("cvv")),
+        cardholder_name=_form_text(form.get("cardholderName")),
+    )
+
+
+def payment_key(payment_id: object) -> str:
+    """The idempotency key of a payment request: the client's paymentId, else a fresh one."""
+    text = payment_id.strip() if isinstance(payment_id, str) else ""
+    return text[:MAX_PAYMENT_KEY_CHARS] if text else f"auto-{uuid.uuid4().hex}"
+
+
+def order_status(order: Order) -> dict[str, Any]:
+    """An order's progress as GET /api/orders/{id}/status returns it."""
+    return {
+        "id": order.number,
+        "status": order.status,
+        "paymentStatus": order.payment_status,
+        "printifyStatus": order.printify_status,
+        "printifyOrderId": order.printify_order_id,
+        "trackingNumber": order.tracking_number,
+    }
+
+
+def _order_for_update(session: Session, reference: int | str) -> Order:
+    """The order, row-locked on PostgreSQL so parallel payments of one order run one at a time."""
+    order_pk = find_order(session, reference).id
+    locked = session.exec(
+        select(Order)
+        .where(col(Order.id) == order_pk)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    ).first()
+    if locked is None:  # deleted in between
+        raise NotFoundError("Order not found")
+    return locked
+
+
+def _unchanged(session: Session, order: Order) -> Order:
+    """End the transaction (releasing the row lock) and return the order, loaded."""
+    session.commit()
+    session.refresh(order)
+    return order
+
+
+def pay_order(
+    session: Session,
+    order_id: int | str,
+    card: CardDetails,
+    gateway: PaymentGateway,
+    idempotency_key: str,
+    clock: Clock = utcnow,
+) -> Order:
+    """Charge the order's total once; on success mark it paid and queue it for the provider.
+
+    An order already paid is returned unchanged. A decline marks the payment failed (the order is
+    kept, the shopper may try another card) and re-raises PaymentDeclined; a ValidationError from the
+    card checks propagates and leaves the payment as it was. `order_id` is the database id (int) or
+    the public order number (str).
+    """
+    order = _order_for_update(session, order_id)
+    if order.payment_status == "paid":
+        return _unchanged(session, order)
+    if order.status == "cancelled":
+        session.rollback()
+        raise ConflictError(ORDER_CANCELLED)
+    if order.payment_status == "refunded":
+        session.rollback()
+        raise ConflictError(ORDER_REFUNDED)
+    # Scoped to the order, so a payment id reused for another order can never return this charge.
+    gateway_key = f"{order.number}:{idempotency_key}"
+    try:
+        result = gateway.charge(amount_cents=order.total_cents, card=card, idempotency_key=gateway_key)
+    except PaymentDeclined as exc:
+        order.payment_status = "failed"
+        order.updated_at = clock()
+        session.add(order)
+        session.commit()
+        logger.info("Payment declined for order %s: %s", order.number, exc.reason)
+        raise
+    except BaseException:
+        session.rollback()
+        raise
+
+    order_pk = order.id
+    assert order_pk is not None
+    now = clock()
+    order.payment_status = "paid"
+    order.status = "processing"
+    order.payment_id = result.payment_id
+    order.card_brand = result.brand
+    order.card_last4 = result.last4
+    order.updated_at = now
+    session.add(order)
+    session.add(OutboxJob(kind=SEND_ORDER, order_id=order_pk, next_attempt_at=now, created_at=now))
+    try:
+        session.commit()
+    except IntegrityError:
+        # Another request paid and queued this order first (same payment id, idempotent gateway).
+        session.rollback()
+        return find_order(session, order_pk)
+    logger.info("Order %s paid (payment %s); queued for fulfilment", order.number, result.payment_id)
+    session.refresh(order)
+    return order
+
+
+# --------------------------------------------------------------------------- the provider's order body
+
+
+def printify_order_body(order: Order, items: Sequence[OrderItem]) -> dict[str, Any]:
+    """The Printify order body of contract §7 for an order and its lines."""
+    return {
+        "external_id": order.number,
+        "label": order.number,
+        "line_items": [
+            {"product_id": item.product_id, "variant_id": int(item.variant_id), "quantity": item.quantity}
+            for item in items
+        ],
+        "shipping_method": STANDARD_SHIPPING_METHOD,
+        "send_shipping_notification": False,
+        "address_to": {
+            "first_name": order.first_name,
+            "last_name": order.last_name,
+            "email": order.customer_email,
+            "phone": order.customer_phone or "",
+            "country": order.country_code,
+            "region": order.state_code,
+            "address1": order.address1,
+            "address2": order.address2 or "",
+            "city": order.city,
+            "zip": order.zip,
+        },
+    }
+
+
+def retry_delay(attempts: int, retry_after: float | None = None) -> timedelta:
+    """Backoff after the n-th failed attempt: 30 s doubling to at most 1 h; at least retry_after."""
+    exponent = max(attempts - 1, 0)
+    seconds = float(RETRY_MAX_SECONDS) if exponent >= 7 else min(RETRY_BASE_SECONDS * 2**exponent, RETRY_MAX_SECONDS)
+    if retry_after is not None and retry_after > seconds:
+        seconds = float(retry_after)
+    return timedelta(seconds=seconds)
+
+
+# --------------------------------------------------------------------------- the outbox
+
+
+class OrderOutbox:
+    """Sends queued paid orders to the print provider; failures are retried later, never dropped."""
+
+    def __init__(
+        self,
+        session_factory: Callable[[], Session],
+        provider: PrintProvider,
+        shop_id: int,
+        clock: Clock = utcnow,
+    ) -> None:
+        self._session_factory = session_factory
+        self._provider = provider
+        self._shop_id = shop_id
+        self._clock = clock
+
+    def run_due(self, limit: int = 10) -> int:
+        """Work through up to `limit` due jobs; returns how many orders reached the provider."""
+        sent = 0
+        for _ in range(max(limit, 0)):
+            outcome = self._run_next()
+            if outcome is None or outcome is _STOP:
+                break
+            sent += outcome
+        return sent
+
+    def _run_next(self) -> int | object | None:
+        """Claim and run the oldest due job: 1 sent, 0 failed or skipped, None none due, _STOP provider down."""
+        now = self._clock()
+        with self._session_factory() as session:
+            # SKIP LOCKED lets several workers share the queue on PostgreSQL (ignored on SQLite).
+            job = session.exec(
+                select(OutboxJob)
+                .where(
+                    col(OutboxJob.kind) == SEND_ORDER,
+                    col(OutboxJob.done_at).is_(None),
+                    col(OutboxJob.next_attempt_at) <= now,
+                )
+                .order_by(col(OutboxJob.next_attempt_at), col(OutboxJob.id))
+                .limit(1)
+                .with_for_update(skip_locked=True)
+            ).first()
+            if job is None:
+                return None
+            order = session.get(Order, job.order_id)
+            if order is None or order.printify_order_id or order.payment_status != "paid":
+                # Nothing (more) to send: already sent, or no longer a paid order.
+                job.done_at = now
+                if order is not None and not order.printify_order_id:
+                    job.last_error = f"Skipped: payment is {order.payment_status}"
+                session.add(job)
+                session.commit()
+                return 0
+            try:
+                answer = self._provider.create_order(self._shop_id, printify_order_body(order, order_items(session, order.id)))
+                provider_id = str(answer["id"])
+            except Exception as exc:  # noqa: BLE001 - the job must survive any failure
+                self._reschedule(session, job, order, exc, now)
+                # Throttled or down: the other due jobs would fail the same way, so end the round.
+                return _STOP if isinstance(exc, (ProviderRateLimited, ProviderUnavailable)) else 0
+            job.attempts += 1
+            job.done_at = now
+            job.last_error = None
+            order.printify_order_id = provider_id
+            order.printify_status = "pending"
+            order.updated_at = now
+            session.add(job)
+            session.add(order)
+            session.commit()
+            logger.info("Order %s sent to the print provider as %s", order.number, provider_id)
+            return 1
+
+    def _reschedule(self, session: Session, job: OutboxJob, order: Order, exc: Exception, now: datetime) -> None:
+        """Record the failure and schedule the next attempt; the order stays paid and queued."""
+        job.attempts += 1
+        retry_after = exc.retry_after if isinstance(exc, ProviderRateLimited) else None
+        job.next_attempt_at = now + retry_delay(job.attempts, retry_after)
+        job.last_error = _describe(exc)[:MAX_ERROR_CHARS]
+        session.add(job)
+        session.commit()
+        if isinstance(exc, ProviderError):
+            logger.warning(
+                "Sending order %s to the print provider failed (attempt %d), retry at %s: %s",
+                order.number, job.attempts, job.next_attempt_at.isoformat(), job.last_error,
+            )
+        else:
+            logger.exception("Unexpected error sending order %s (attempt %d)", order.number, job.attempts)
+
+
+def _describe(exc: Exception) -> str:
+    """A failure as stored in last_error: class, provider status and details, message."""
+    if isinstance(exc, ProviderError):
+        text = f"{type(exc).__name__} (status {exc.status}): {exc.message}"
+        return f"{text} {exc.details}" if exc.details else text
+    return f"{type(exc).__name__}: {exc}"
+
+
+# --------------------------------------------------------------------------- background worker
+
+
+@dataclass
+class OutboxWorker:
+    """A running outbox thread; stop() ends it after the current round."""
+
+    thread: threading.Thread
+    stop_event: threading.Event
+
+    def stop(self, timeout: float | None = 5.0) -> None:
+        self.stop_event.set()
+        self.thread.join(timeout)
+
+
+def start_outbox_worker(outbox: OrderOutbox, interval_seconds: float = 5.0, batch_size: int = 10) -> OutboxWorker:
+    """Run outbox.run_due in a daemon thread every interval_seconds until stopped."""
+    stop_event = threading.Event()
+
+    def loop() -> None:
+        while not stop_event.is_set():
+            try:
+                # Keep going without waiting while whole batches are being sent.
+                while outbox.run_due(batch_size) >= batch_size and not stop_event.is_set():
+                    pass
+            except Exception:  # noqa: BLE001 - a database hiccup must not end the worker
+                logger.exception("Outbox round failed")
+            stop_event.wait(interval_seconds)
+
+    thread = threading.Thread(target=loop, name="order-outbox", daemon=True)
+    thread.start()
+    return OutboxWorker(thread=thread, stop_event=stop_event)

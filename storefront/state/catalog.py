@@ -1,0 +1,221 @@
+"""Catalogue states: product listing, product detail, New Arrivals and collection pages."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TypedDict
+
+import reflex as rx
+
+from storefront.collections import COLLECTIONS, get_collection
+from storefront.db import session_scope
+from storefront.services import catalog
+from storefront.services.errors import NotFoundError
+from storefront.services.money import format_usd
+from storefront.services.printify.provider import product_page_url
+
+log = logging.getLogger(__name__)
+
+NEW_ARRIVALS_LIMIT = 12
+
+
+class ProductCard(TypedDict):
+    """What a product card shows; prices are already formatted."""
+
+    id: str
+    name: str
+    description: str
+    price: str
+    image: str
+    has_variants: bool
+
+
+def price_label(price_cents: int | None) -> str:
+    return "N/A" if price_cents is None else format_usd(price_cents)
+
+
+def to_card(product: catalog.ProductSummary) -> ProductCard:
+    return ProductCard(
+        id=product.id,
+        name=product.name,
+        description=product.description,
+        price=price_label(product.price_cents),
+        image=product.image_url,
+        has_variants=product.has_variants,
+    )
+
+
+def _search_cards(query: str, collection_key: str | None = None, match_description: bool = False) -> list[ProductCard]:
+    with session_scope() as session:
+        found = catalog.search_products(
+            session, query=query, collection_key=collection_key, match_description=match_description
+        )
+        return [to_card(p) for p in found]
+
+
+def _newest_cards() -> list[ProductCard]:
+    with session_scope() as session:
+        return [to_card(p) for p in catalog.newest_products(session, limit=NEW_ARRIVALS_LIMIT)]
+
+
+class ProductsState(rx.State):
+    """/products: the searchable listing."""
+
+    query: str = ""
+    products: list[ProductCard] = []
+    loading: bool = True
+    failed: bool = False
+
+    @rx.event
+    def set_query(self, value: str):
+        self.query = value
+        return ProductsState.load
+
+    @rx.event(background=True)
+    async def load(self):
+        async with self:
+            self.loading, query = True, self.query
+        try:
+            cards = await asyncio.to_thread(_search_cards, query)
+        except Exception:
+            log.exception("loading the product listing failed")
+            async with self:
+                self.loading, self.failed = False, True
+            return
+        async with self:
+            if query == self.query:  # a newer search owns the result otherwise
+                self.products, self.loading, self.failed = cards, False, False
+
+
+class NewArrivalsState(rx.State):
+    """/new-arrivals: the newest products."""
+
+    products: list[ProductCard] = []
+    loading: bool = True
+
+    @rx.event(background=True)
+    async def load(self):
+        async with self:
+            self.loading = True
+        try:
+            cards = await asyncio.to_thread(_newest_cards)
+        except Exception:
+            # The spec shows no handling for failed fetches here: the page stays empty.
+            log.exception("loading new arrivals failed")
+            cards = []
+        async with self:
+            self.products, self.loading = cards, False
+
+
+class CollectionPageState(rx.State):
+    """/collections/{key}: the active products of one collection."""
+
+    products: list[ProductCard] = []
+    loading: bool = True
+    failed: bool = False
+
+    @rx.event(background=True)
+    async def load(self, key: str):
+        async with self:
+            self.loading, self.failed, self.products = True, False, []
+        try:
+            cards = await asyncio.to_thread(_search_cards, "", key)
+        except Exception:
+            log.exception("loading collection %s failed", key)
+            async with self:
+                self.loading, self.failed = False, True
+            return
+        async with self:
+            self.products, self.loading = cards, False
+
+
+class CollectionsTabsState(rx.State):
+    """/collections: one tab per collection with a search over name and description."""
+
+    tab: str = COLLECTIONS[0].key
+    query: str = ""
+    products: list[ProductCard] = []
+    loading: bool = True
+    failed: bool = False
+
+    @rx.event
+    def select_tab(self, key: str):
+        if get_collection(key) is not None:
+            self.tab, self.query = key, ""
+        return CollectionsTabsState.load
+
+    @rx.event
+    def set_query(self, value: str):
+        self.query = value
+        return CollectionsTabsState.load
+
+    @rx.event(background=True)
+    async def load(self):
+        async with self:
+            self.loading, tab, query = True, self.tab, self.query
+        try:
+            cards = await asyncio.to_thread(_search_cards, query, tab, True)
+        except Exception:
+            log.exception("loading collection tab %s failed", tab)
+            async with self:
+                self.loading, self.failed = False, True
+            return
+        async with self:
+            if (tab, query) == (self.tab, self.query):
+                self.products, self.loading, self.failed = cards, False, False
+
+
+class ProductDetailState(rx.State):
+    """/product/{id}: one product, its sizes and the size the shopper picked."""
+
+    product_id: str = ""
+    name: str = ""
+    price: str = ""
+    image: str = ""
+    description: str = ""
+    sizes: list[str] = []
+    is_sample: bool = False
+    selected_size: str = ""
+    loading: bool = True
+    not_found: bool = False
+
+    @rx.var
+    def provider_url(self) -> str:
+        return product_page_url(self.product_id) if self.product_id else ""
+
+    @rx.event
+    def select_size(self, size: str) -> None:
+        self.selected_size = size
+
+    @rx.event(background=True)
+    async def load(self):
+        async with self:
+            product_id = str(self.router.page.params.get("id", ""))
+            self.loading, self.not_found, self.selected_size = True, False, ""
+        try:
+            product = await asyncio.to_thread(_load_detail, product_id)
+        except NotFoundError:
+            async with self:
+                self.loading, self.not_found, self.product_id = False, True, ""
+            yield rx.toast.error(PRODUCT_NOT_FOUND_TITLE, description=PRODUCT_NOT_FOUND_TEXT)
+            yield rx.redirect("/products")
+            return
+        async with self:
+            self.product_id = product.id
+            self.name = product.name
+            self.price = price_label(product.price_cents)
+            self.image = product.image_url
+            self.description = product.description
+            self.sizes = list(product.sizes)
+            self.is_sample = product.is_sample
+            self.loading = False
+
+
+PRODUCT_NOT_FOUND_TITLE = "Product not found"
+PRODUCT_NOT_FOUND_TEXT = "We couldn't find the product you're looking for."
+
+
+def _load_detail(product_id: str) -> catalog.ProductDetail:
+    with session_scope() as session:
+        return catalog.get_product(session, product_id)

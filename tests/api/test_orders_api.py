@@ -1,0 +1,175 @@
+"""The order routes over HTTP, against SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import func
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, select
+
+from storefront.api.app import create_api
+from storefront.config import Settings
+from storefront.models import Order, OutboxJob
+from storefront.services.payments import TestPaymentGateway
+from tests.ordering import DECLINED_CARD, GOOD_CARD, Pick, order_payload, pick, seed_demo
+
+MISMATCH = "Price mismatch detected. Please refresh and try again."
+ORDERS = "/api/printify/orders"
+
+
+@pytest.fixture
+def client(engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TestClient:
+    monkeypatch.setenv("DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("UPLOAD_DIR", raising=False)
+    provider = seed_demo(engine, tmp_path)
+    api = create_api(Settings(), engine=engine, gateway=TestPaymentGateway(), provider=provider)
+    return TestClient(api)
+
+
+@pytest.fixture
+def tee(client: TestClient, engine: Engine) -> Pick:
+    return pick(engine)
+
+
+def _orders(engine: Engine) -> int:
+    with Session(engine) as session:
+        return session.exec(select(func.count()).select_from(Order)).one()
+
+
+def _place(client: TestClient, tee: Pick, key: str = "checkout-1") -> dict:
+    response = client.post(ORDERS, json=order_payload((tee, 1)), headers={"Idempotency-Key": key})
+    assert response.status_code == 201, response.text
+    return response.json()["order"]
+
+
+def _payment(card: dict, payment_id: str = "pay_1700000000000_abc123") -> dict:
+    return {"paymentId": payment_id, "shopId": "store", "paymentMethod": "card", "cardData": card}
+
+
+def test_placing_an_order_answers_201_with_the_order(client: TestClient, tee: Pick) -> None:
+    response = client.post(ORDERS, json=order_payload((tee, 2)), headers={"Idempotency-Key": "checkout-1"})
+    assert response.status_code == 201
+    order = response.json()["order"]
+    assert order["id"].startswith("SF-")
+    assert (order["status"], order["paymentStatus"]) == ("pending", "pending")
+    assert order["subtotal"] == round(2 * tee.price, 2)
+    assert order["shipping"] == 9.99
+    assert order["total"] == round(2 * tee.price + 9.99, 2)
+    assert [(i["name"], i["size"], i["quantity"]) for i in order["items"]] == [(tee.name, "M", 2)]
+
+
+def test_a_repeated_idempotency_key_returns_the_same_order(client: TestClient, engine: Engine, tee: Pick) -> None:
+    first = _place(client, tee, key="double-click")
+    second = _place(client, tee, key="double-click")
+    assert second["id"] == first["id"]
+    assert _orders(engine) == 1
+
+
+def test_the_same_key_with_another_cart_is_a_conflict(client: TestClient, engine: Engine, tee: Pick) -> None:
+    _place(client, tee, key="reused")
+    response = client.post(ORDERS, json=order_payload((tee, 3)), headers={"Idempotency-Key": "reused"})
+    assert response.status_code == 409
+    assert response.json()["error"]
+    assert _orders(engine) == 1
+
+
+def test_a_tampered_price_is_refused(client: TestClient, engine: Engine, tee: Pick) -> None:
+    payload = order_payload((tee, 1))
+    payload["items"][0]["price"] = 0.99
+    payload["subtotal"] = 0.99
+    response = client.post(ORDERS, json=payload)
+    assert response.status_code == 422
+    assert response.json()["error"] == MISMATCH
+    assert _orders(engine) == 0
+
+
+def test_missing_fields_are_reported_per_field(client: TestClient, tee: Pick) -> None:
+    payload = order_payload((tee, 1), customerEmail="nope", customerName="")
+    del payload["shippingAddress"]["city"]
+    response = client.post(ORDERS, json=payload)
+    assert response.status_code == 422
+    assert response.json()["details"] == {
+        "customerEmail": "Please enter a valid email address",
+        "customerName": "Name must be at least 2 characters",
+        "shippingAddress.city": "City is required",
+    }
+
+
+def test_an_empty_cart_is_refused(client: TestClient, tee: Pick) -> None:
+    response = client.post(ORDERS, json=order_payload(items=[], subtotal=0))
+    assert response.status_code == 422
+    assert response.json()["error"] == "No items in cart"
+
+
+def test_a_body_that_is_not_json_is_a_422(client: TestClient) -> None:
+    response = client.post(ORDERS, content=b"{not json", headers={"Content-Type": "application/json"})
+    assert response.status_code == 422
+    assert response.json()["error"] == "Invalid request"
+
+
+def test_paying_with_a_good_card_marks_the_order_paid(client: TestClient, engine: Engine, tee: Pick) -> None:
+    number = _place(client, tee)["id"]
+    response = client.post(f"{ORDERS}/{number}/process-payment", json=_payment(GOOD_CARD))
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["success"] is True
+    assert (body["order"]["id"], body["order"]["paymentStatus"], body["order"]["status"]) == (number, "paid", "processing")
+    assert body["order"]["cardLast4"] == "4242"
+    with Session(engine) as session:
+        assert session.exec(select(func.count()).select_from(OutboxJob)).one() == 1
+
+
+def test_a_retried_payment_charges_once(client: TestClient, engine: Engine, tee: Pick) -> None:
+    number = _place(client, tee)["id"]
+    first = client.post(f"{ORDERS}/{number}/process-payment", json=_payment(GOOD_CARD)).json()
+    again = client.post(f"{ORDERS}/{number}/process-payment", json=_payment(GOOD_CARD)).json()
+    assert again["order"] == first["order"]
+
+
+def test_a_declined_card_is_a_402_with_the_reason(client: TestClient, tee: Pick) -> None:
+    number = _place(client, tee)["id"]
+    response = client.post(f"{ORDERS}/{number}/process-payment", json=_payment(DECLINED_CARD))
+    assert response.status_code == 402
+    assert response.json() == {"error": "Payment processing failed", "details": "Your card was declined."}
+    assert client.get(f"/api/orders/{number}/status").json()["paymentStatus"] == "failed"
+
+
+def test_an_invalid_card_is_a_422_with_field_errors(client: TestClient, tee: Pick) -> None:
+    number = _place(client, tee)["id"]
+    card = {"cardNumber": "4242", "expiryDate": "1", "cvv": "", "cardholderName": ""}
+    response = client.post(f"{ORDERS}/{number}/process-payment", json=_payment(card))
+    assert response.status_code == 422
+    assert response.json()["details"] == {
+        "cardNumber": "Card number is required",
+        "expiryDate": "Expiry date is required",
+        "cvv": "CVV is required",
+        "cardholderName": "Cardholder name is required",
+    }
+
+
+def test_expiry_month_and_year_are_accepted(client: TestClient, tee: Pick) -> None:
+    number = _place(client, tee)["id"]
+    card = {**GOOD_CARD, "expiryDate": None, "expiryMonth": "12", "expiryYear": "2039"}
+    response = client.post(f"{ORDERS}/{number}/process-payment", json=_payment(card))
+    assert response.status_code == 200, response.text
+
+
+def test_paying_an_unknown_order_is_a_404(client: TestClient) -> None:
+    response = client.post(f"{ORDERS}/SF-999999/process-payment", json=_payment(GOOD_CARD))
+    assert response.status_code == 404
+    assert response.json()["error"] == "Order not found"
+
+
+def test_order_status_shows_payment_and_fulfilment(client: TestClient, tee: Pick) -> None:
+    number = _place(client, tee)["id"]
+    assert client.get(f"/api/orders/{number}/status").json() == {
+        "id": number,
+        "status": "pending",
+        "paymentStatus": "pending",
+        "printifyStatus": None,
+        "printifyOrderId": None,
+        "trackingNumber": None,
+    }

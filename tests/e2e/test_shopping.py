@@ -1,0 +1,213 @@
+"""The shopper's path in a real browser: search, sizes, cart, checkout and payment."""
+
+from __future__ import annotations
+
+import re
+from playwright.sync_api import Page, expect
+from sqlalchemy import create_engine, text
+
+from tests.e2e.browser import open_page
+from tests.e2e.conftest import StoreServer
+
+TEST_CARD = "4242 4242 4242 4242"
+DECLINED_CARD = "4000 0000 0000 0002"
+
+
+def product_links(page: Page, name_part: str) -> list[str]:
+    """Hrefs of the listing's cards whose name contains `name_part`."""
+    open_page(page, "/products")
+    cards = page.get_by_test_id("product-card")
+    expect(cards.first).to_be_visible()
+    matching = cards.filter(has_text=re.compile(name_part, re.I))
+    return [matching.nth(i).get_by_role("link").first.get_attribute("href") for i in range(matching.count())]
+
+
+def add_to_cart(page: Page, href: str, size: str) -> None:
+    open_page(page, href)
+    page.get_by_role("radio", name=size, exact=True).click()
+    page.get_by_role("button", name="Add to Cart").click()
+    expect(page.get_by_text("Added to cart", exact=True)).to_be_visible()
+
+
+def open_checkout(page: Page) -> None:
+    open_page(page, "/cart")
+    page.get_by_role("button", name="Checkout").click()
+    expect(page.get_by_role("dialog", name="Complete Your Order")).to_be_visible()
+
+
+def fill_checkout(page: Page, card: str) -> None:
+    dialog = page.get_by_role("dialog")
+    values = {
+        "Email": "ada@example.com",
+        "Full name": "Ada Lovelace",
+        "First name": "Ada",
+        "Last name": "Lovelace",
+        "Address": "1 Main Street",
+        "City": "Springfield",
+        "State": "IL",
+        "ZIP code": "62701",
+        "Card number": card,
+        "Expiry date": "12/39",
+        "CVV": "123",
+        "Cardholder name": "Ada Lovelace",
+    }
+    for label, value in values.items():
+        dialog.get_by_label(label, exact=True).fill(value)
+
+
+def badge_count(page: Page):
+    return page.get_by_test_id("cart-badge")
+
+
+def test_search_narrows_the_listing(page: Page) -> None:
+    open_page(page, "/products")
+    cards = page.get_by_test_id("product-card")
+    expect(cards.first).to_be_visible()
+    total = cards.count()
+    page.get_by_placeholder("Search products...").fill("HOODIE")
+    expect(cards).not_to_have_count(total)
+    names = cards.get_by_test_id("product-name").all_inner_texts()
+    assert names and all("hoodie" in n.lower() for n in names)
+    page.get_by_placeholder("Search products...").fill("no such garment")
+    expect(page.get_by_text("No Products Found", exact=True)).to_be_visible()
+    expect(page.get_by_text("Try adjusting your search criteria", exact=True)).to_be_visible()
+
+
+def test_adding_without_a_size_asks_for_one(page: Page) -> None:
+    href = product_links(page, "tee")[0]
+    open_page(page, href)
+    page.get_by_role("button", name="Add to Cart").click()
+    expect(page.get_by_text("Please select a size", exact=True)).to_be_visible()
+    expect(badge_count(page)).to_have_count(0)
+
+
+def test_unknown_product_shows_not_found_and_returns_to_products(page: Page) -> None:
+    page.goto("/product/no-such-product")
+    expect(page.get_by_text("Product not found", exact=True).first).to_be_visible()
+    expect(page).to_have_url(re.compile(r"/products$"))
+
+
+def test_cart_survives_a_reload(page: Page) -> None:
+    href = product_links(page, "tee")[0]
+    add_to_cart(page, href, "M")
+    expect(badge_count(page)).to_have_text("1")
+    open_page(page, "/cart")
+    expect(page.get_by_test_id("cart-line")).to_have_count(1)
+    page.reload()
+    page.wait_for_selector("[data-hydrated='true']", state="attached")
+    expect(page.get_by_test_id("cart-line")).to_have_count(1)
+    expect(page.get_by_test_id("cart-line")).to_contain_text("Size: M")
+
+
+def test_quantity_plus_minus_and_remove(page: Page) -> None:
+    href = product_links(page, "hoodie")[0]
+    add_to_cart(page, href, "L")
+    open_page(page, "/cart")
+    line = page.get_by_test_id("cart-line")
+    minus = line.get_by_role("button", name="Decrease quantity")
+    expect(minus).to_be_disabled()
+    line.get_by_role("button", name="Increase quantity").click()
+    expect(line.get_by_test_id("line-quantity")).to_have_text("2")
+    expect(badge_count(page)).to_have_text("2")
+    minus.click()
+    expect(line.get_by_test_id("line-quantity")).to_have_text("1")
+    line.get_by_role("button", name="Remove").click()
+    expect(page.get_by_text("Your cart is empty", exact=True)).to_be_visible()
+    expect(page.get_by_role("link", name="Browse Products")).to_have_attribute("href", "/products")
+
+
+def test_checkout_shows_each_fields_message_on_bad_input(page: Page) -> None:
+    add_to_cart(page, product_links(page, "tee")[0], "S")
+    open_checkout(page)
+    dialog = page.get_by_role("dialog")
+    dialog.get_by_label("Email", exact=True).fill("not-an-email")
+    dialog.get_by_label("Full name", exact=True).fill("A")
+    dialog.get_by_label("Country", exact=True).fill("")
+    dialog.get_by_test_id("place-order").click()
+    for message in [
+        "Please enter a valid email address",
+        "Name must be at least 2 characters",
+        "First name is required",
+        "Last name is required",
+        "Address is required",
+        "City is required",
+        "State is required",
+        "Country is required",
+        "ZIP code is required",
+        "Card number is required",
+        "Expiry date is required",
+        "CVV is required",
+        "Cardholder name is required",
+    ]:
+        expect(dialog.get_by_text(message, exact=True)).to_be_visible()
+    expect(badge_count(page)).to_have_text("1")
+
+
+def _order_row(store: StoreServer, number: str) -> dict:
+    engine = create_engine(store.db_url)
+    try:
+        with engine.connect() as connection:
+            row = dict(connection.execute(text("SELECT * FROM orders WHERE number = :n"), {"n": number}).mappings().one())
+            sizes = connection.execute(text("SELECT size FROM order_item WHERE order_id = :id"), {"id": row["id"]}).scalars()
+            return {**row, "item_sizes": sorted(sizes)}
+    finally:
+        engine.dispose()
+
+
+# A synchronous predicate (Playwright polls it): each call starts one status request when none
+# is in flight and answers with what the last finished request said.
+_SENT_TO_PROVIDER = """number => {
+    const poll = window.__orderPoll || (window.__orderPoll = {sent: false, busy: false});
+    if (!poll.busy) {
+        poll.busy = true;
+        fetch('/api/orders/' + encodeURIComponent(number) + '/status')
+            .then(r => r.ok ? r.json() : {})
+            .then(body => { poll.sent = !!body.printifyOrderId; })
+            .finally(() => { poll.busy = false; });
+    }
+    return poll.sent;
+}"""
+
+
+def wait_until_sent_to_provider(page: Page, number: str) -> None:
+    """Let the browser poll the order status API until the outbox has sent the order."""
+    page.wait_for_function(_SENT_TO_PROVIDER, arg=number, polling=250, timeout=30_000)
+
+
+def test_test_card_purchase_places_a_paid_order_sent_to_the_provider(page: Page, store: StoreServer) -> None:
+    sent_frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent_frames.append(str(frame))))
+    tee, hoodie = product_links(page, "tee")[0], product_links(page, "hoodie")[0]
+    add_to_cart(page, tee, "M")
+    add_to_cart(page, tee, "L")
+    add_to_cart(page, hoodie, "L")
+    open_checkout(page)
+    fill_checkout(page, TEST_CARD)
+    page.get_by_role("dialog").get_by_test_id("place-order").click()
+    expect(page.get_by_text("Order Placed Successfully!", exact=True)).to_be_visible()
+    expect(page.get_by_role("dialog")).to_have_count(0)
+    expect(badge_count(page)).to_have_count(0)
+    assert page.evaluate("() => localStorage.getItem('cart-storage')") in (None, "[]")
+    # The card never travels over the Reflex websocket, so it never enters server state.
+    assert sent_frames, "expected the checkout to talk to the Reflex backend"
+    full_number = TEST_CARD.replace(" ", "")
+    assert not [f for f in sent_frames if full_number in f.replace(" ", "") or '"cvv"' in f.lower()]
+    toast = page.get_by_text(re.compile(r"Order SF-\d+ has been submitted for fulfilment\."))
+    number = re.search(r"SF-\d+", toast.inner_text()).group(0)
+    wait_until_sent_to_provider(page, number)
+    order = _order_row(store, number)
+    assert (order["payment_status"], order["status"]) == ("paid", "processing")
+    assert order["printify_order_id"]
+    assert order["card_last4"] == "4242"
+    assert order["item_sizes"] == ["L", "L", "M"]
+    assert order["total_cents"] == order["subtotal_cents"] + order["shipping_cents"]
+
+
+def test_declined_card_keeps_the_cart_and_shows_the_reason(page: Page) -> None:
+    add_to_cart(page, product_links(page, "crewneck")[0], "M")
+    open_checkout(page)
+    fill_checkout(page, DECLINED_CARD)
+    page.get_by_role("dialog").get_by_test_id("place-order").click()
+    expect(page.get_by_text("Checkout Failed", exact=True)).to_be_visible()
+    expect(page.get_by_text("Your card was declined.", exact=True)).to_be_visible()
+    expect(badge_count(page)).to_have_text("1")

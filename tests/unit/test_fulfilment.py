@@ -1,0 +1,276 @@
+"""Paying orders and sending them to the print provider through the outbox, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import logging
+import re
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import MetaData, inspect, select as sa_select
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, select
+
+from storefront.models import Order, OutboxJob
+from storefront.services.checkout import create_order
+from storefront.services.errors import ValidationError
+from storefront.services.fulfilment import (
+    OrderOutbox,
+    card_from_form,
+    pay_order,
+    retry_delay,
+    start_outbox_worker,
+)
+from storefront.services.payments import CardDetails, PaymentDeclined, TestPaymentGateway
+from storefront.services.printify.demo import DEMO_SHOP_ID, DemoPrintProvider
+from storefront.services.printify.errors import ProviderRateLimited, ProviderUnavailable
+from storefront.wiring import session_factory
+from tests.ordering import DECLINED_CARD, GOOD_CARD, FakeClock, order_payload, pick, seed_demo
+
+GOOD = card_from_form(GOOD_CARD)
+DECLINED = card_from_form(DECLINED_CARD)
+
+
+class CountingGateway(TestPaymentGateway):
+    """The test gateway, counting charge calls."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def charge(self, **kwargs):  # type: ignore[no-untyped-def]
+        self.calls += 1
+        return super().charge(**kwargs)
+
+
+class FlakyProvider:
+    """The demo provider behind a switch: raises `error` while it is set."""
+
+    def __init__(self, inner: DemoPrintProvider, error: Exception | None) -> None:
+        self.inner = inner
+        self.error = error
+        self.calls = 0
+
+    def create_order(self, shop_id: int, order: dict) -> dict:
+        self.calls += 1
+        if self.error is not None:
+            raise self.error
+        return self.inner.create_order(shop_id, order)
+
+
+@pytest.fixture
+def provider(engine: Engine, tmp_path: Path) -> DemoPrintProvider:
+    return seed_demo(engine, tmp_path)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def order_id(engine: Engine, provider: DemoPrintProvider) -> int:
+    with Session(engine) as session:
+        return create_order(session, order_payload((pick(engine), 2)), "order-key").id
+
+
+def _pay(engine: Engine, order_id: int, card: CardDetails, gateway=None, key: str = "pay_1", clock=None) -> Order:  # type: ignore[no-untyped-def]
+    with Session(engine, expire_on_commit=False) as session:
+        return pay_order(session, order_id, card, gateway or TestPaymentGateway(), key, **({"clock": clock} if clock else {}))
+
+
+def _order(engine: Engine, order_id: int) -> Order:
+    with Session(engine) as session:
+        return session.get(Order, order_id)
+
+
+def _jobs(engine: Engine) -> list[OutboxJob]:
+    with Session(engine) as session:
+        return list(session.exec(select(OutboxJob)).all())
+
+
+def _outbox(engine: Engine, provider: object, clock: FakeClock) -> OrderOutbox:
+    return OrderOutbox(session_factory(engine), provider, DEMO_SHOP_ID, clock)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- paying
+
+
+def test_a_good_card_pays_the_order_and_queues_it(engine: Engine, order_id: int, clock: FakeClock) -> None:
+    order = _pay(engine, order_id, GOOD, clock=clock)
+    assert (order.payment_status, order.status) == ("paid", "processing")
+    assert (order.card_brand, order.card_last4) == ("visa", "4242")
+    assert order.payment_id and order.payment_id.startswith("pay_")
+    jobs = _jobs(engine)
+    assert [(j.kind, j.order_id, j.attempts, j.done_at) for j in jobs] == [("send_order", order_id, 0, None)]
+    assert jobs[0].next_attempt_at == clock.now
+
+
+def test_paying_a_paid_order_again_changes_nothing(engine: Engine, order_id: int) -> None:
+    gateway = CountingGateway()
+    first = _pay(engine, order_id, GOOD, gateway, key="pay_1")
+    again = _pay(engine, order_id, GOOD, gateway, key="pay_2")
+    assert again.payment_id == first.payment_id
+    assert gateway.calls == 1
+    assert len(_jobs(engine)) == 1
+
+
+def test_the_order_number_works_as_the_reference(engine: Engine, order_id: int) -> None:
+    number = _order(engine, order_id).number
+    assert _pay(engine, number, GOOD).id == order_id
+
+
+def test_a_declined_card_fails_the_payment_and_keeps_the_order(engine: Engine, order_id: int) -> None:
+    with pytest.raises(PaymentDeclined) as caught:
+        _pay(engine, order_id, DECLINED)
+    assert caught.value.reason == "Your card was declined."
+    order = _order(engine, order_id)
+    assert (order.payment_status, order.status) == ("failed", "pending")
+    assert order.payment_id is None and order.card_last4 is None
+    assert _jobs(engine) == []
+
+
+def test_another_card_may_pay_after_a_decline(engine: Engine, order_id: int) -> None:
+    with pytest.raises(PaymentDeclined):
+        _pay(engine, order_id, DECLINED, key="pay_1")
+    assert _pay(engine, order_id, GOOD, key="pay_2").payment_status == "paid"
+
+
+def test_an_invalid_card_leaves_the_payment_pending(engine: Engine, order_id: int) -> None:
+    bad = CardDetails(number="4242 4242 4242 4241", expiry="12/39", cvv="12", cardholder_name="")
+    with pytest.raises(ValidationError) as caught:
+        _pay(engine, order_id, bad)
+    assert set(caught.value.field_errors) == {"cardNumber", "cvv", "cardholderName"}
+    assert _order(engine, order_id).payment_status == "pending"
+
+
+def test_card_form_accepts_expiry_month_and_year() -> None:
+    card = card_from_form({"cardNumber": "4242424242424242", "expiryMonth": 3, "expiryYear": 2031, "cvv": "123"})
+    assert card.expiry == "03/31"
+    assert card.cardholder_name == ""
+
+
+# --------------------------------------------------------------------------- the outbox
+
+
+def test_the_outbox_sends_a_paid_order_to_the_provider(
+    engine: Engine, order_id: int, provider: DemoPrintProvider, clock: FakeClock
+) -> None:
+    _pay(engine, order_id, GOOD, clock=clock)
+    assert _outbox(engine, provider, clock).run_due() == 1
+    order = _order(engine, order_id)
+    assert order.printify_status == "pending"
+    sent = provider.get_order(DEMO_SHOP_ID, order.printify_order_id)
+    assert sent["metadata"]["shop_order_id"] == order.number
+    assert [(line["product_id"], line["quantity"]) for line in sent["line_items"]] == [(pick(engine).product_id, 2)]
+    assert sent["shipping_method"] == 1
+    address = sent["address_to"]
+    assert (address["country"], address["region"], address["email"]) == ("US", "NY", "ada@example.com")
+    (job,) = _jobs(engine)
+    assert job.done_at == clock.now and job.attempts == 1
+    assert _outbox(engine, provider, clock).run_due() == 0  # nothing sent twice
+
+
+def test_unpaid_orders_are_not_sent(engine: Engine, order_id: int, provider: DemoPrintProvider, clock: FakeClock) -> None:
+    assert _outbox(engine, provider, clock).run_due() == 0
+    assert provider.list_orders(DEMO_SHOP_ID)["total"] == 0
+
+
+def test_a_provider_outage_delays_the_order_and_a_later_run_sends_it(
+    engine: Engine, order_id: int, provider: DemoPrintProvider, clock: FakeClock
+) -> None:
+    _pay(engine, order_id, GOOD, clock=clock)
+    flaky = FlakyProvider(provider, ProviderUnavailable("Print provider unavailable", status=503))
+    outbox = _outbox(engine, flaky, clock)
+
+    assert outbox.run_due() == 0
+    order = _order(engine, order_id)
+    assert (order.payment_status, order.status, order.printify_order_id) == ("paid", "processing", None)
+    (job,) = _jobs(engine)
+    assert (job.attempts, job.done_at) == (1, None)
+    assert job.next_attempt_at == clock.now + timedelta(seconds=30)
+    assert "ProviderUnavailable" in job.last_error
+
+    flaky.error = None
+    clock.advance(29)
+    assert outbox.run_due() == 0  # not due yet
+    assert flaky.calls == 1
+    clock.advance(1)
+    assert outbox.run_due() == 1
+    assert _order(engine, order_id).printify_order_id
+    (job,) = _jobs(engine)
+    assert job.done_at == clock.now and job.attempts == 2
+
+
+def test_a_rate_limit_waits_at_least_retry_after(
+    engine: Engine, order_id: int, provider: DemoPrintProvider, clock: FakeClock
+) -> None:
+    _pay(engine, order_id, GOOD, clock=clock)
+    _outbox(engine, FlakyProvider(provider, ProviderRateLimited(retry_after=120)), clock).run_due()
+    (job,) = _jobs(engine)
+    assert job.next_attempt_at == clock.now + timedelta(seconds=120)
+
+
+@pytest.mark.parametrize(
+    ("attempts", "seconds"), [(1, 30), (2, 60), (3, 120), (7, 1920), (8, 3600), (50, 3600), (10_000, 3600)]
+)
+def test_retries_back_off_exponentially_up_to_an_hour(attempts: int, seconds: int) -> None:
+    assert retry_delay(attempts) == timedelta(seconds=seconds)
+
+
+def test_the_worker_thread_runs_the_outbox_and_stops(
+    engine: Engine, order_id: int, provider: DemoPrintProvider
+) -> None:
+    _pay(engine, order_id, GOOD)
+    worker = start_outbox_worker(OrderOutbox(session_factory(engine), provider, DEMO_SHOP_ID), interval_seconds=0.01)
+    try:
+        for _ in range(500):
+            if _order(engine, order_id).printify_order_id:
+                break
+            worker.stop_event.wait(0.01)
+    finally:
+        worker.stop()
+    assert _order(engine, order_id).printify_order_id
+    assert not worker.thread.is_alive()
+
+
+# --------------------------------------------------------------------------- card data
+
+
+def _contains(text: str, secret: str) -> bool:
+    """The secret as a whole token (not inside a longer run of digits or hex)."""
+    return re.search(rf"(?<![0-9a-fA-F]){re.escape(secret)}(?![0-9a-fA-F])", text) is not None
+
+
+def test_no_card_number_or_cvv_is_stored_or_logged(
+    engine: Engine, order_id: int, provider: DemoPrintProvider, clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    # SQLAlchemy pins its logger at WARNING; open it so every statement and its parameters are scanned too.
+    caplog.set_level(logging.DEBUG, logger="sqlalchemy.engine")
+    invalid = CardDetails(number="4242 4242 4242 4241", expiry="12/39", cvv="739", cardholder_name="Ada")
+    with pytest.raises(ValidationError):
+        _pay(engine, order_id, invalid, key="pay_a")
+    with pytest.raises(PaymentDeclined):
+        _pay(engine, order_id, DECLINED, key="pay_b")
+    _pay(engine, order_id, GOOD, key="pay_c", clock=clock)
+    _outbox(engine, provider, clock).run_due()
+
+    secrets = ["4242424242424242", "4242 4242 4242 4242", "4000000000000002", "4000 0000 0000 0002",
+               "4242424242424241", "4242 4242 4242 4241", "739"]
+    metadata = MetaData()
+    metadata.reflect(engine)
+    stored: list[str] = []
+    with engine.connect() as connection:
+        for table in metadata.sorted_tables:
+            for row in connection.execute(sa_select(table)):
+                stored.extend(str(value) for value in row)
+    assert set(inspect(engine).get_table_names()) >= {"orders", "order_item", "outbox_job"}
+    assert stored
+    logged = caplog.text + "\n".join(str(record.args) for record in caplog.records)
+    assert "Payment declined" in caplog.text  # the app logs were captured
+    assert "UPDATE orders" in caplog.text  # and the SQL with its parameters
+    for secret in secrets:
+        assert not any(_contains(value, secret) for value in stored), secret
+        assert not _contains(logged, secret), secret
