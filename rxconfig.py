@@ -18,7 +18,7 @@ config = rx.Config(
     default_color_mode="light",
     plugins=[
         rx.plugins.RadixThemesPlugin(
-            theme=rx.theme(appearance="light", accent_color="crimson", gray_color="slate", radius="medium")
+            theme=rx.theme(appearance="light", accent_color="ruby", gray_color="slate", radius="medium")
         )
     ],
     disable_plugins=[rx.plugins.SitemapPlugin],

@@ -18,6 +18,21 @@ ADDRESS_FIELDS: list[tuple[str, str, str]] = [
 ]
 
 
+# Styled like the theme's size-2 text fields, since these are plain inputs.
+CARD_INPUT_STYLE = {
+    "height": "32px",
+    "width": "100%",
+    "padding": "0 0.5rem",
+    "font_size": "14px",
+    "border": f"1px solid {rx.color('gray', 7)}",
+    "border_radius": "var(--radius-2)",
+    "background": rx.color("gray", 1),
+    "outline": "none",
+    "&::placeholder": {"color": rx.color("gray", 9)},
+    "&:focus": {"border_color": rx.color("accent", 8), "box_shadow": f"0 0 0 1px {rx.color('accent', 8)}"},
+}
+
+
 def field_error(key: str) -> rx.Component:
     message = S.field_errors[key]
     return rx.cond(message, rx.text(message, color=rx.color("red", 11), size="1", data_testid=f"error-{key}"))
@@ -47,8 +62,7 @@ def card_field(key: str, label: str, *, placeholder: str = "", autocomplete: str
             auto_complete=autocomplete,
             input_mode=inputmode,
             max_length=maxlength,
-            class_name="rt-reset rt-TextFieldInput",
-            style={"border": styles.BORDER, "border_radius": "6px", "padding": "0.45rem 0.6rem", "font_size": "0.95rem", "width": "100%"},
+            style=CARD_INPUT_STYLE,
         ),
         key,
     )

@@ -27,7 +27,7 @@ MOBILE_LINKS: list[tuple[str, str]] = [
 def brand() -> rx.Component:
     return rx.link(
         rx.vstack(
-            rx.text(BRAND_TITLE, font_weight="800", font_size="1.35rem", letter_spacing="0.08em", color=styles.ACCENT),
+            rx.text(BRAND_TITLE, font_weight="800", font_size="1.35rem", letter_spacing="0.08em", color=styles.BRAND),
             rx.text(BRAND_TAGLINE, font_size="0.75rem", color=styles.MUTED, line_height="1"),
             spacing="0",
         ),
@@ -46,7 +46,7 @@ def cart_button() -> rx.Component:
                 rx.badge(
                     CartState.total_quantity,
                     data_testid="cart-badge",
-                    color_scheme="crimson",
+                    color_scheme="ruby",
                     variant="solid",
                     radius="full",
                     position="absolute",

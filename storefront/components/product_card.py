@@ -38,23 +38,27 @@ def product_card(product: rx.Var, quick_add: bool = True) -> rx.Component:
                 data_testid="product-name",
             ),
             rx.text(product["price"], weight="bold", size="4", data_testid="product-price"),
-            rx.hstack(
+            rx.grid(
                 rx.link(
-                    rx.button("View Details", variant="outline", width="100%"),
+                    rx.button("View Details", variant="outline", width="100%", white_space="nowrap"),
                     href="/product/" + product["id"].to(str),
-                    flex="1",
                 ),
-                rx.cond(
-                    quick_add,
-                    rx.button(
-                        rx.icon("plus", size=16),
-                        "Quick Add",
-                        on_click=CartState.add(product["id"].to(str), ONE_SIZE, ""),
-                        flex="1",
-                    ),
+                *(
+                    [
+                        rx.button(
+                            rx.icon("plus", size=16),
+                            "Quick Add",
+                            on_click=CartState.add(product["id"].to(str), ONE_SIZE, ""),
+                            width="100%",
+                            white_space="nowrap",
+                        )
+                    ]
+                    if quick_add
+                    else []
                 ),
-                width="100%",
+                columns=rx.breakpoints(initial="2", sm="1", xl="2") if quick_add else "1",
                 spacing="2",
+                width="100%",
             ),
             spacing="2",
             padding_top="0.75rem",

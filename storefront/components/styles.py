@@ -2,7 +2,8 @@
 
 import reflex as rx
 
-ACCENT = rx.color("crimson", 9)
+BRAND = "#9b111e"
+ACCENT = rx.color("ruby", 10)
 INK = rx.color("gray", 12)
 MUTED = rx.color("gray", 11)
 SURFACE = rx.color("gray", 2)

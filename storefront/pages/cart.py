@@ -55,6 +55,7 @@ def cart_row(row: rx.Var) -> rx.Component:
             wrap="wrap",
         ),
         data_testid="cart-line",
+        width="100%",
     )
 
 
@@ -95,7 +96,7 @@ def empty_cart() -> rx.Component:
     )
 
 
-@public_page(route="/cart", title="Shopping Cart")
+@public_page(route="/cart", title="Shopping Cart", on_load=CartState.refresh_prices)
 def cart_page() -> rx.Component:
     return rx.vstack(
         rx.heading("Shopping Cart", as_="h1", size="8"),

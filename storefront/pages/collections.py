@@ -37,7 +37,7 @@ def tab_panel(collection: Collection) -> rx.Component:
                     rx.cond(
                         S.products.length() == 0,
                         rx.text("No products found", color=styles.MUTED, padding_y="2rem"),
-                        card_grid(rx.foreach(S.products, product_card)),
+                        card_grid(rx.foreach(S.products, lambda p: product_card(p))),
                     ),
                 ),
             ),
@@ -106,7 +106,7 @@ def collection_page(collection: Collection):
                         rx.cond(
                             S.products.length() == 0,
                             coming_soon_tile(collection),
-                            rx.foreach(S.products, product_card),
+                            rx.foreach(S.products, lambda p: product_card(p)),
                         )
                     ),
                 ),

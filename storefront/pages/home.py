@@ -6,7 +6,7 @@ from storefront.collections import COLLECTIONS, SWDNN, Collection
 from storefront.components import styles
 from storefront.components.header import BRAND_TAGLINE
 from storefront.components.layout import public_page
-from storefront.services.seed import collection_tile_url
+from storefront.services.seed import HERO_IMAGE_URL, collection_tile_url
 
 HERO_TITLE = BRAND_TAGLINE
 HERO_TAGLINE = "Bold letters, loud colours, printed on demand for every chapter."
@@ -31,7 +31,7 @@ def hero() -> rx.Component:
         align_items="center",
         background=(
             f"linear-gradient(120deg, rgba(60,0,10,0.86), rgba(155,17,30,0.65)), "
-            f"url('{collection_tile_url(SWDNN.key)}') center/cover no-repeat"
+            f"url('{HERO_IMAGE_URL}') center/cover no-repeat"
         ),
         aria_roledescription="carousel",
     )
@@ -93,7 +93,7 @@ def newsletter() -> rx.Component:
                         aria_label="Email address",
                         width=["100%", "320px"],
                     ),
-                    rx.button("Subscribe", type="submit", size="3", color_scheme="crimson"),
+                    rx.button("Subscribe", type="submit", size="3"),
                     spacing="2",
                     width="100%",
                     justify="center",

@@ -43,7 +43,7 @@ def products() -> rx.Component:
                 rx.cond(
                     ProductsState.products.length() == 0,
                     empty_state("No Products Found", "Try adjusting your search criteria"),
-                    card_grid(rx.foreach(ProductsState.products, product_card)),
+                    card_grid(rx.foreach(ProductsState.products, lambda p: product_card(p))),
                 ),
             ),
         ),

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlmodel import Session
 
 from storefront.services import catalog
 from storefront.services.cart import CartLine
-from storefront.services.errors import ValidationError
+from storefront.services.errors import NotFoundError, ValidationError
 
 SIZE_REQUIRED = "Please select a size"
 NO_VARIANTS_TITLE = "Cannot add to cart"
@@ -30,3 +32,16 @@ def new_cart_line(session: Session, product_id: str, size: str, quantity: int = 
         quantity=quantity,
         variant_id=price.variant_id,
     )
+
+
+def refresh_lines(session: Session, lines: Sequence[CartLine]) -> tuple[list[CartLine], int]:
+    """The cart with today's catalogue prices, names and images; returns it and how many lines
+    were dropped because their product or size is no longer sold."""
+    fresh: list[CartLine] = []
+    for line in lines:
+        try:
+            current = new_cart_line(session, line.product_id, line.size, line.quantity)
+        except (NotFoundError, ValidationError):
+            continue
+        fresh.append(current)
+    return fresh, len(lines) - len(fresh)

@@ -11,9 +11,16 @@ from storefront.db import session_scope
 from storefront.services import cart
 from storefront.services.errors import NotFoundError, ValidationError
 from storefront.services.money import format_usd
-from storefront.services.shopping import NO_VARIANTS_TEXT, NO_VARIANTS_TITLE, SIZE_REQUIRED, new_cart_line
+from storefront.services.shopping import (
+    NO_VARIANTS_TEXT,
+    NO_VARIANTS_TITLE,
+    SIZE_REQUIRED,
+    new_cart_line,
+    refresh_lines,
+)
 
 ADDED_TITLE = "Added to cart"
+ITEMS_REMOVED = "Some items are no longer available and were removed from your cart."
 
 
 class CartRow(TypedDict):
@@ -31,6 +38,11 @@ class CartRow(TypedDict):
 def _priced_line(product_id: str, size: str) -> cart.CartLine:
     with session_scope() as session:
         return new_cart_line(session, product_id, size)
+
+
+def _refreshed(lines: list[cart.CartLine]) -> tuple[list[cart.CartLine], int]:
+    with session_scope() as session:
+        return refresh_lines(session, lines)
 
 
 class CartState(rx.State):
@@ -90,6 +102,20 @@ class CartState(rx.State):
     @rx.event
     def clear(self) -> None:
         self._save([])
+
+    @rx.event(background=True)
+    async def refresh_prices(self):
+        """Bring the stored lines up to today's catalogue, so checkout never meets a stale price."""
+        async with self:
+            lines = self._lines()
+        if not lines:
+            return
+        fresh, dropped = await asyncio.to_thread(_refreshed, lines)
+        async with self:
+            if self._lines() == lines:  # the shopper changed nothing meanwhile
+                self._save(fresh)
+        if dropped:
+            yield rx.toast.warning(ITEMS_REMOVED)
 
     @rx.event(background=True)
     async def add(self, product_id: str, size: str, then_go_to: str = ""):

@@ -1,0 +1,67 @@
+"""Turning a pick into a priced cart line, and bringing stored carts up to date."""
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from storefront.models import CatalogProduct
+from storefront.services.catalog import ONE_SIZE
+from storefront.services.errors import NotFoundError, ValidationError
+from storefront.services.shopping import SIZE_REQUIRED, new_cart_line, refresh_lines
+from tests.ordering import pick, seed_demo
+
+
+@pytest.fixture
+def seeded(engine: Engine, tmp_path: Path) -> Engine:
+    seed_demo(engine, tmp_path)
+    return engine
+
+
+def test_a_cart_line_is_priced_from_the_catalogue(seeded: Engine) -> None:
+    chosen = pick(seeded, size="M")
+    with Session(seeded) as session:
+        line = new_cart_line(session, chosen.product_id, "M")
+    assert (line.product_id, line.size, line.quantity, line.price_cents) == (chosen.product_id, "M", 1, chosen.price_cents)
+    assert line.variant_id
+
+
+def test_a_missing_size_is_refused_with_the_spec_message(seeded: Engine) -> None:
+    chosen = pick(seeded)
+    with Session(seeded) as session, pytest.raises(ValidationError) as raised:
+        new_cart_line(session, chosen.product_id, "")
+    assert raised.value.message == SIZE_REQUIRED == "Please select a size"
+
+
+def test_quick_add_uses_one_size(seeded: Engine) -> None:
+    chosen = pick(seeded)
+    with Session(seeded) as session:
+        assert new_cart_line(session, chosen.product_id, ONE_SIZE).size == ONE_SIZE
+
+
+def test_sample_products_cannot_be_ordered(seeded: Engine) -> None:
+    with Session(seeded) as session, pytest.raises(NotFoundError):
+        new_cart_line(session, "sample-1", "M")
+
+
+def test_refresh_replaces_a_stale_price_with_the_catalogue_price(seeded: Engine) -> None:
+    chosen = pick(seeded, size="M")
+    with Session(seeded) as session:
+        line = new_cart_line(session, chosen.product_id, "M")
+        stale = replace(line, price_cents=1, quantity=3)
+        fresh, dropped = refresh_lines(session, [stale])
+    assert dropped == 0
+    assert (fresh[0].price_cents, fresh[0].quantity) == (chosen.price_cents, 3)
+
+
+def test_refresh_drops_lines_whose_product_is_no_longer_shown(seeded: Engine) -> None:
+    chosen = pick(seeded, size="M")
+    with Session(seeded) as session:
+        line = new_cart_line(session, chosen.product_id, "M")
+        product = session.get(CatalogProduct, chosen.product_id)
+        product.is_active = False
+        session.commit()
+        fresh, dropped = refresh_lines(session, [line])
+    assert (fresh, dropped) == ([], 1)
