@@ -14,7 +14,7 @@ export PATH := $(NODE_DIR)/bin:$(VENV)/bin:$(PATH)
 export REFLEX_USE_NPM := 1
 export PORT ?= 3000
 
-.PHONY: run dev test test-unit test-api test-e2e migrate seed prepare bench install clean
+.PHONY: run dev test test-unit test-e2e migrate prepare bench lint install clean
 
 install: $(VENV)/.installed $(NODE)
 
@@ -49,6 +49,9 @@ test-unit: $(VENV)/.installed
 
 test-e2e: install
 	$(PY) -m pytest tests/e2e -p no:cacheprovider -rs
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check --select F,E9 storefront tests bench
 
 bench: $(VENV)/.installed
 	$(PY) -m bench

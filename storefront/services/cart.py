@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from storefront.services.money import cents_to_dollars, dollars_to_cents
+from storefront.services.money import cents_to_dollars, parse_cents
 
 CART_STORAGE_KEY = "cart-storage"
 FREE_SHIPPING_OVER_CENTS = 10000
@@ -181,7 +181,7 @@ def _parse_item(entry: object) -> CartLine | None:
     product_id = _parse_id(entry.get("id"))
     name = entry.get("name")
     size = entry.get("size")
-    price_cents = _parse_price_cents(entry.get("price"))
+    price_cents = parse_cents(entry.get("price"))
     quantity = _parse_quantity(entry.get("quantity"))
     if (
         product_id is None
@@ -213,16 +213,6 @@ def _parse_id(value: object) -> str | None:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return None
-
-
-def _parse_price_cents(value: object) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        return None
-    try:
-        cents = dollars_to_cents(value)
-    except ValueError:
-        return None
-    return cents if cents >= 0 else None
 
 
 def _parse_quantity(value: object) -> int | None:

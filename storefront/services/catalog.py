@@ -10,6 +10,7 @@ import html
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from sqlalchemy import func
 from sqlalchemy.sql.elements import ColumnElement
@@ -18,6 +19,8 @@ from sqlmodel import Session, col, or_, select
 from storefront.collections import COLLECTIONS, DEFAULT_COLLECTION_KEY, DERIVATION_ORDER
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
 from storefront.services.errors import NotFoundError, ValidationError
+
+_Row = TypeVar("_Row", CatalogVariant, CatalogImage)
 
 PLACEHOLDER_IMAGE = "/images/product-placeholder.jpg"
 SIZE_ORDER: tuple[str, ...] = ("XS", "S", "M", "L", "XL", "2XL", "3XL", "4XL", "5XL")
@@ -205,34 +208,25 @@ def _shown() -> ColumnElement[bool]:
     return (col(CatalogProduct.is_active).is_(True)) & (col(CatalogProduct.is_published).is_(True))
 
 
-def _variants_by_product(session: Session, product_ids: Sequence[str]) -> dict[str, list[CatalogVariant]]:
-    """Variants of these products in provider order, grouped by product id (one query)."""
-    grouped: dict[str, list[CatalogVariant]] = {pid: [] for pid in product_ids}
+def _grouped_by_product(session: Session, model: type[_Row], product_ids: Sequence[str]) -> dict[str, list[_Row]]:
+    """Rows of `model` for these products in their sort order, grouped by product id (one query)."""
+    grouped: dict[str, list[_Row]] = {pid: [] for pid in product_ids}
     if not product_ids:
         return grouped
     rows = session.exec(
-        select(CatalogVariant)
-        .where(col(CatalogVariant.product_id).in_(product_ids))
-        .order_by(col(CatalogVariant.sort_order), col(CatalogVariant.id))
+        select(model).where(col(model.product_id).in_(product_ids)).order_by(col(model.sort_order), col(model.id))
     ).all()
     for row in rows:
         grouped[row.product_id].append(row)
     return grouped
+
+
+def _variants_by_product(session: Session, product_ids: Sequence[str]) -> dict[str, list[CatalogVariant]]:
+    return _grouped_by_product(session, CatalogVariant, product_ids)
 
 
 def _images_by_product(session: Session, product_ids: Sequence[str]) -> dict[str, list[CatalogImage]]:
-    """Images of these products by sort_order, grouped by product id (one query)."""
-    grouped: dict[str, list[CatalogImage]] = {pid: [] for pid in product_ids}
-    if not product_ids:
-        return grouped
-    rows = session.exec(
-        select(CatalogImage)
-        .where(col(CatalogImage.product_id).in_(product_ids))
-        .order_by(col(CatalogImage.sort_order), col(CatalogImage.id))
-    ).all()
-    for row in rows:
-        grouped[row.product_id].append(row)
-    return grouped
+    return _grouped_by_product(session, CatalogImage, product_ids)
 
 
 def search_products(

@@ -22,7 +22,7 @@ from storefront.models import Order, OrderItem, utcnow
 from storefront.services import catalog
 from storefront.services.cart import MAX_LINE_QUANTITY, MIN_LINE_QUANTITY, TAX_CENTS, shipping_cents
 from storefront.services.errors import ConflictError, NotFoundError, ValidationError
-from storefront.services.money import cents_to_dollars, dollars_to_cents
+from storefront.services.money import cents_to_dollars, parse_cents
 
 # Messages of spec section 5 (and 8), shown as they are.
 EMAIL_INVALID = "Please enter a valid email address"
@@ -181,17 +181,6 @@ def _validate_address(raw: object, prefix: str, errors: dict[str, str]) -> Addre
     )
 
 
-def _browser_cents(value: object) -> int | None:
-    """A browser dollar amount (number or numeric string) in cents; None when unusable."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        return None
-    try:
-        cents = dollars_to_cents(value)
-    except ValueError:
-        return None
-    return cents if cents >= 0 else None
-
-
 def _quantity(value: object) -> int | None:
     """A whole quantity within 1..99, else None."""
     if isinstance(value, bool):
@@ -229,7 +218,7 @@ def _validate_items(raw: object, errors: dict[str, str]) -> list[OrderLineReques
         size = _text(data.get("size"))
         quantity = _quantity(data.get("quantity"))
         price = data.get("price")
-        price_cents = _browser_cents(price)
+        price_cents = parse_cents(price)
         if not product_id or len(product_id) > 64:
             errors[f"{prefix}.productId"] = PRODUCT_REQUIRED
         if not size or len(size) > 32:
@@ -269,7 +258,7 @@ def validate_order_payload(payload: Mapping[str, Any]) -> OrderRequest:
 
     items = _validate_items(payload.get("items"), errors)
     subtotal = payload.get("subtotal")
-    subtotal_cents = _browser_cents(subtotal)
+    subtotal_cents = parse_cents(subtotal)
     if subtotal_cents is None and "items" not in errors:
         errors["subtotal"] = SUBTOTAL_REQUIRED if subtotal is None or subtotal == "" else PRICE_INVALID
 

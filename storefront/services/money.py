@@ -34,3 +34,14 @@ def format_usd(cents: int) -> str:
     dollars = cents_to_dollars(cents)
     sign = "-" if cents < 0 else ""
     return f"{sign}${abs(dollars):,.2f}"
+
+
+def parse_cents(value: object) -> int | None:
+    """A dollar amount from the browser (number or numeric string) in cents; None when unusable."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    try:
+        cents = dollars_to_cents(value)
+    except ValueError:
+        return None
+    return cents if cents >= 0 else None

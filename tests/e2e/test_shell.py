@@ -1,6 +1,5 @@
 """The public shell in a real browser: home tiles, header, hidden admin gesture, 404, mobile menu."""
 
-import json
 import re
 
 from playwright.sync_api import Page, expect
