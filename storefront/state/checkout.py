@@ -29,6 +29,8 @@ ORDER_PLACED = "Order Placed Successfully!"
 # The card inputs carry only a data-card attribute (no name, no id), so Reflex's form
 # submission never collects them; these scripts read them in the browser instead.
 CARD_FIELDS = ("cardNumber", "expiryDate", "cvv", "cardholderName")
+#: Error keys that a field of the form shows (the rest concern the cart and become a toast).
+FORM_FIELD_PREFIXES = ("customer", "shippingAddress.", "billingAddress.")
 
 _READ_CARD = (
     "const v = key => (document.querySelector(`[data-card=\"${key}\"]`)?.value ?? ''); "
@@ -147,8 +149,9 @@ class CheckoutState(rx.State):
             checkout.validate_order_payload(self._payload)
             self.field_errors = {}
         except ValidationError as error:
-            self.field_errors = dict(error.field_errors)
-            if not error.field_errors:
+            self.field_errors = {k: v for k, v in error.field_errors.items() if k.startswith(FORM_FIELD_PREFIXES)}
+            if len(self.field_errors) < len(error.field_errors) or not error.field_errors:
+                # A problem with the cart itself (empty, a line no longer valid): no field shows it.
                 self.submitting = False
                 return rx.toast.error(CHECKOUT_FAILED, description=error.message)
         return rx.call_script(CARD_CHECK_SCRIPT, callback=CheckoutState.card_checked)
