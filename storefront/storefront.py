@@ -39,6 +39,7 @@ async def order_outbox_worker() -> AsyncIterator[None]:
 
 app = rx.App(
     style=styles.base_style,
+    stylesheets=["/styles.css"],
     api_transformer=api,
     # One toast at a time: a new one replaces the older (spec section 4).
     toaster=rx.toast.provider(

@@ -54,7 +54,7 @@ def collections() -> rx.Component:
     return rx.vstack(
         rx.heading("Collections", as_="h1", size="8"),
         rx.tabs.root(
-            rx.tabs.list(*[rx.tabs.trigger(c.label, value=c.key) for c in COLLECTIONS]),
+            rx.tabs.list(*[rx.tabs.trigger(c.label, value=c.key) for c in COLLECTIONS], overflow_x="auto"),
             *[tab_panel(c) for c in COLLECTIONS],
             value=CollectionsTabsState.tab,
             on_change=CollectionsTabsState.select_tab,

@@ -12,6 +12,8 @@ SUBTITLE = (
     "Be the first to showcase these fresh designs."
 )
 SKELETON_CARDS = 4
+ANIMATION_S = 0.3
+STAGGER_S = 0.1
 
 
 @public_page(route="/new-arrivals", title="New Arrivals", on_load=NewArrivalsState.load)
@@ -37,7 +39,17 @@ def new_arrivals() -> rx.Component:
                     width="100%",
                     padding_y="3rem",
                 ),
-                card_grid(rx.foreach(NewArrivalsState.products, lambda p: product_card(p, quick_add=False))),
+                card_grid(
+                    rx.foreach(
+                        NewArrivalsState.products,
+                        lambda p, i: rx.box(
+                            product_card(p, quick_add=False),
+                            data_rise="",
+                            animation=f"storefront-rise {ANIMATION_S}s ease both",
+                            animation_delay=(i * STAGGER_S).to(str) + "s",
+                        ),
+                    )
+                ),
             ),
         ),
         rx.center(
