@@ -89,18 +89,3 @@ def card_grid(*children: rx.Component, **props) -> rx.Component:
 
 def skeleton_grid(count: int) -> rx.Component:
     return card_grid(*[skeleton_card() for _ in range(count)])
-
-
-def empty_state(title: str, text: str = "", *children: rx.Component) -> rx.Component:
-    return rx.center(
-        rx.vstack(
-            rx.icon("package-search", size=40, color=styles.MUTED),
-            rx.heading(title, as_="h2", size="5"),
-            rx.cond(text != "", rx.text(text, color=styles.MUTED)),
-            *children,
-            align="center",
-            spacing="2",
-        ),
-        padding_y="4rem",
-        width="100%",
-    )

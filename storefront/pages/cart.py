@@ -4,6 +4,7 @@ import reflex as rx
 
 from storefront.components import styles
 from storefront.components.checkout_form import checkout_dialog
+from storefront.components.empty_state import empty_state
 from storefront.components.layout import public_page
 from storefront.components.product_card import product_image
 from storefront.state.cart import CartState
@@ -83,16 +84,11 @@ def order_summary() -> rx.Component:
 
 
 def empty_cart() -> rx.Component:
-    return rx.center(
-        rx.vstack(
-            rx.icon("shopping-cart", size=44, color=styles.MUTED),
-            rx.heading("Your cart is empty", as_="h2", size="6"),
-            rx.text("Start shopping to add items to your cart.", color=styles.MUTED),
-            rx.link(rx.button("Browse Products", size="3"), href="/products"),
-            align="center",
-            spacing="3",
-        ),
-        padding_y="4rem",
+    return empty_state(
+        "shopping-cart",
+        "Your cart is empty",
+        "Start shopping to add items to your cart.",
+        rx.link(rx.button("Browse Products", size="3"), href="/products"),
     )
 
 

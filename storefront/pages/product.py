@@ -3,6 +3,7 @@
 import reflex as rx
 
 from storefront.components import styles
+from storefront.components.empty_state import empty_state
 from storefront.components.layout import public_page
 from storefront.components.product_card import product_image
 from storefront.state.cart import CartState
@@ -107,15 +108,12 @@ def loading_skeleton() -> rx.Component:
 
 
 def not_found() -> rx.Component:
-    return rx.center(
-        rx.vstack(
-            rx.heading(PRODUCT_NOT_FOUND_TITLE, as_="h1", size="7"),
-            rx.text(PRODUCT_NOT_FOUND_TEXT, color=styles.MUTED),
-            rx.link(rx.button("Back to Products", variant="outline"), href="/products"),
-            align="center",
-            spacing="3",
-        ),
-        padding_y="4rem",
+    return empty_state(
+        "package-x",
+        PRODUCT_NOT_FOUND_TITLE,
+        PRODUCT_NOT_FOUND_TEXT,
+        rx.link(rx.button("Back to Products", variant="outline"), href="/products"),
+        heading_level="h1",
     )
 
 

@@ -4,7 +4,8 @@ import reflex as rx
 
 from storefront.components import styles
 from storefront.components.layout import public_page
-from storefront.components.product_card import card_grid, empty_state, product_card, skeleton_grid
+from storefront.components.empty_state import empty_state
+from storefront.components.product_card import card_grid, product_card, skeleton_grid
 from storefront.state.catalog import ProductsState
 
 SKELETON_CARDS = 8
@@ -39,10 +40,10 @@ def products() -> rx.Component:
             skeleton_grid(SKELETON_CARDS),
             rx.cond(
                 ProductsState.failed,
-                empty_state("Unable to Load Products", "Please try again later"),
+                empty_state("circle-alert", "Unable to Load Products", "Please try again later"),
                 rx.cond(
                     ProductsState.products.length() == 0,
-                    empty_state("No Products Found", "Try adjusting your search criteria"),
+                    empty_state("package-search", "No Products Found", "Try adjusting your search criteria"),
                     card_grid(rx.foreach(ProductsState.products, lambda p: product_card(p))),
                 ),
             ),

@@ -19,7 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from storefront.models import Order, OrderItem, utcnow
-from storefront.services import catalog
+from storefront.services.shopping import new_cart_line
 from storefront.services.cart import MAX_LINE_QUANTITY, MIN_LINE_QUANTITY, TAX_CENTS, shipping_cents
 from storefront.services.errors import ConflictError, NotFoundError, ValidationError
 from storefront.services.money import cents_to_dollars, parse_cents
@@ -286,22 +286,21 @@ def reprice_lines(session: Session, items: Sequence[OrderLineRequest]) -> list[P
     priced: list[PricedLine] = []
     for index, item in enumerate(items):
         try:
-            price = catalog.line_price(session, item.product_id, item.size)
+            line = new_cart_line(session, item.product_id, item.size, item.quantity)
         except ValidationError as exc:  # size no longer offered: point at the line
             message = exc.field_errors.get("size", exc.message)
             raise ValidationError(message, {f"items.{index}.size": message}) from exc
-        if abs(price.price_cents - item.price_cents) > PRICE_TOLERANCE_CENTS:
+        if abs(line.price_cents - item.price_cents) > PRICE_TOLERANCE_CENTS:
             raise ValidationError(PRICE_MISMATCH)
-        product = catalog.get_product(session, item.product_id)
         priced.append(
             PricedLine(
-                product_id=product.id,
-                variant_id=price.variant_id,
-                name=product.name,
-                size=item.size,
-                quantity=item.quantity,
-                unit_price_cents=price.price_cents,
-                image_url=product.image_url,
+                product_id=line.product_id,
+                variant_id=line.variant_id or "",
+                name=line.name,
+                size=line.size,
+                quantity=line.quantity,
+                unit_price_cents=line.price_cents,
+                image_url=line.image,
             )
         )
     return priced
