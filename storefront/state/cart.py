@@ -14,7 +14,6 @@ from storefront.services.money import format_usd
 from storefront.services.shopping import (
     NO_VARIANTS_TEXT,
     NO_VARIANTS_TITLE,
-    SIZE_REQUIRED,
     new_cart_line,
     refresh_lines,
 )
@@ -120,9 +119,6 @@ class CartState(rx.State):
     @rx.event(background=True)
     async def add(self, product_id: str, size: str, then_go_to: str = ""):
         """Price the pick from the catalogue and add it; `then_go_to` is for Buy Now."""
-        if not size:
-            yield rx.toast.error(SIZE_REQUIRED)
-            return
         try:
             line = await asyncio.to_thread(_priced_line, product_id, size)
         except ValidationError as error:

@@ -18,6 +18,8 @@ from storefront.services.printify.provider import product_page_url
 log = logging.getLogger(__name__)
 
 NEW_ARRIVALS_LIMIT = 12
+PRODUCT_NOT_FOUND_TITLE = catalog.PRODUCT_NOT_FOUND
+PRODUCT_NOT_FOUND_TEXT = "We couldn't find the product you're looking for."
 
 
 class ProductCard(TypedDict):
@@ -211,9 +213,6 @@ class ProductDetailState(rx.State):
             self.is_sample = product.is_sample
             self.loading = False
 
-
-PRODUCT_NOT_FOUND_TITLE = "Product not found"
-PRODUCT_NOT_FOUND_TEXT = "We couldn't find the product you're looking for."
 
 
 def _load_detail(product_id: str) -> catalog.ProductDetail:
