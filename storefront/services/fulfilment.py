@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from storefront.models import Order, OrderItem, OutboxJob, utcnow
@@ -206,6 +207,9 @@ def retry_delay(attempts: int, retry_after: float | None = None) -> timedelta:
 
 # --------------------------------------------------------------------------- the outbox
 
+#: How long a claimed job is reserved for the worker sending it.
+LEASE = timedelta(minutes=5)
+
 
 class OrderOutbox:
     """Sends queued paid orders to the print provider; failures are retried later, never dropped."""
@@ -250,6 +254,8 @@ class OrderOutbox:
             ).first()
             if job is None:
                 return None
+            if not self._lease(session, job, now):
+                return 0  # another worker claimed it first
             order = session.get(Order, job.order_id)
             if order is None or order.printify_order_id or order.payment_status != "paid":
                 # Nothing (more) to send: already sent, or no longer a paid order.
@@ -277,6 +283,29 @@ class OrderOutbox:
             session.commit()
             logger.info("Order %s sent to the print provider as %s", order.number, provider_id)
             return 1
+
+    @staticmethod
+    def _lease(session: Session, job: OutboxJob, now: datetime) -> bool:
+        """Claim the job for LEASE by moving its due time, only if nobody moved it since we read it.
+
+        This compare-and-set keeps two workers (processes or hosts, SQLite included, which has
+        no SKIP LOCKED) from sending one order twice; if this worker dies, the lease runs out
+        and another takes the job over.
+        """
+        claimed = session.execute(
+            update(OutboxJob)
+            .where(
+                col(OutboxJob.id) == job.id,
+                col(OutboxJob.next_attempt_at) == job.next_attempt_at,
+                col(OutboxJob.done_at).is_(None),
+            )
+            .values(next_attempt_at=now + LEASE)
+        ).rowcount
+        session.commit()
+        if claimed != 1:
+            return False
+        session.refresh(job)
+        return True
 
     def _reschedule(self, session: Session, job: OutboxJob, order: Order, exc: Exception, now: datetime) -> None:
         """Record the failure and schedule the next attempt; the order stays paid and queued."""

@@ -172,6 +172,36 @@ def test_the_outbox_sends_a_paid_order_to_the_provider(
     assert _outbox(engine, provider, clock).run_due() == 0  # nothing sent twice
 
 
+def test_a_job_read_by_two_workers_is_claimed_by_one(engine: Engine, order_id: int, clock: FakeClock) -> None:
+    _pay(engine, order_id, GOOD, clock=clock)
+    with Session(engine) as first, Session(engine) as second:
+        seen_by_first = first.exec(select(OutboxJob)).one()
+        seen_by_second = second.exec(select(OutboxJob)).one()
+        assert OrderOutbox._lease(first, seen_by_first, clock.now) is True
+        assert OrderOutbox._lease(second, seen_by_second, clock.now) is False
+
+
+def test_a_worker_that_lost_the_race_does_not_send(
+    engine: Engine, order_id: int, provider: DemoPrintProvider, clock: FakeClock
+) -> None:
+    _pay(engine, order_id, GOOD, clock=clock)
+    with Session(engine) as other:
+        OrderOutbox._lease(other, other.exec(select(OutboxJob)).one(), clock.now)
+    counting = FlakyProvider(provider, None)
+    assert _outbox(engine, counting, clock).run_due() == 0
+    assert counting.calls == 0
+
+
+def test_an_abandoned_lease_is_taken_over_when_it_runs_out(
+    engine: Engine, order_id: int, provider: DemoPrintProvider, clock: FakeClock
+) -> None:
+    _pay(engine, order_id, GOOD, clock=clock)
+    with Session(engine) as crashed_worker:
+        OrderOutbox._lease(crashed_worker, crashed_worker.exec(select(OutboxJob)).one(), clock.now)
+    later = FakeClock(clock.now + timedelta(minutes=6))
+    assert _outbox(engine, provider, later).run_due() == 1
+
+
 def test_unpaid_orders_are_not_sent(engine: Engine, order_id: int, provider: DemoPrintProvider, clock: FakeClock) -> None:
     assert _outbox(engine, provider, clock).run_due() == 0
     assert provider.list_orders(DEMO_SHOP_ID)["total"] == 0
