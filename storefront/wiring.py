@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
@@ -11,6 +12,7 @@ from storefront.config import Settings
 from storefront.services.fulfilment import OrderOutbox
 from storefront.services.printify.demo import DemoPrintProvider
 from storefront.services.printify.provider import PrintProvider
+from storefront.services.provider_status import ProviderHealth
 
 DEMO_MEDIA_URL = "/uploads/demo"
 
@@ -18,6 +20,18 @@ DEMO_MEDIA_URL = "/uploads/demo"
 def print_provider(settings: Settings) -> PrintProvider:
     """The print provider: the embedded demo until the real Printify client is configured."""
     return DemoPrintProvider(media_dir=settings.upload_dir / "demo", media_url=DEMO_MEDIA_URL)
+
+
+@lru_cache(maxsize=4)
+def shared_print_provider(settings: Settings) -> PrintProvider:
+    """The one provider instance of this process (the demo provider keeps its orders in memory)."""
+    return print_provider(settings)
+
+
+@lru_cache(maxsize=4)
+def provider_health(settings: Settings) -> ProviderHealth:
+    """The cached provider status of this process, shared by the API and the banner."""
+    return ProviderHealth(settings, shared_print_provider(settings))
 
 
 def print_shop_id(settings: Settings, provider: PrintProvider) -> int:

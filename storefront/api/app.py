@@ -12,10 +12,12 @@ from sqlalchemy.engine import Engine
 
 from storefront import db, wiring
 from storefront.api import orders, payments
+from storefront.api import provider as provider_routes
 from storefront.config import Settings
 from storefront.services.errors import ServiceError, ValidationError
 from storefront.services.payments import PaymentDeclined, PaymentGateway, TestPaymentGateway
 from storefront.services.printify.provider import PrintProvider
+from storefront.services.provider_status import ProviderHealth
 
 PAYMENT_FAILED = "Payment processing failed"
 INVALID_REQUEST = "Invalid request"
@@ -46,7 +48,13 @@ class ApiServices:
 
     @cached_property
     def provider(self) -> PrintProvider:
-        return self._provider or wiring.print_provider(self.settings)
+        return self._provider or wiring.shared_print_provider(self.settings)
+
+    @cached_property
+    def provider_health(self) -> ProviderHealth:
+        if self._provider is None:
+            return wiring.provider_health(self.settings)
+        return ProviderHealth(self.settings, self._provider)
 
 
 def error_body(exc: ServiceError) -> dict[str, object]:
@@ -84,6 +92,7 @@ def create_api(
     api.add_exception_handler(RequestValidationError, _request_error)
     api.include_router(orders.router)
     api.include_router(payments.router)
+    api.include_router(provider_routes.router)
     settings.upload_dir.mkdir(parents=True, exist_ok=True)
     api.mount("/uploads", StaticFiles(directory=settings.upload_dir), name="uploads")
     return api

@@ -4,9 +4,11 @@ import reflex as rx
 
 from storefront.components import styles
 from storefront.components.layout import public_page
+from storefront.components.config_banner import config_banner
 from storefront.components.empty_state import empty_state
 from storefront.components.product_card import card_grid, product_card, skeleton_grid
 from storefront.state.catalog import ProductsState
+from storefront.state.config_banner import ConfigBannerState
 
 SKELETON_CARDS = 8
 
@@ -23,9 +25,10 @@ def search_box(value: rx.Var, on_change, placeholder: str = "Search products..."
     )
 
 
-@public_page(route="/products", title="Our Products", on_load=ProductsState.load)
+@public_page(route="/products", title="Our Products", on_load=[ProductsState.load, ConfigBannerState.check])
 def products() -> rx.Component:
     return rx.vstack(
+        config_banner(),
         rx.hstack(
             rx.heading("Our Products", as_="h1", size="8"),
             search_box(ProductsState.query, ProductsState.set_query),

@@ -1,0 +1,105 @@
+"""The provider check behind the configuration banner and /api/printify/status."""
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from storefront.config import Settings
+from storefront.services.printify.demo import DemoPrintProvider
+from storefront.services.printify.errors import ProviderUnauthorized
+from storefront.services.provider_status import (
+    DEPLOYMENT_TITLE,
+    LOCAL_TITLE,
+    STATUS_TTL,
+    ProviderHealth,
+    banner_decision,
+    check_provider,
+    refresh_message,
+)
+from tests.ordering import FakeClock
+
+
+class CountingProvider:
+    """Answers list_shops with `shops`, or raises `error`; counts the calls."""
+
+    def __init__(self, shops: list[dict] | None = None, error: Exception | None = None) -> None:
+        self.shops, self.error, self.calls = shops or [], error, 0
+
+    def list_shops(self) -> list[dict]:
+        self.calls += 1
+        if self.error:
+            raise self.error
+        return self.shops
+
+
+@pytest.fixture
+def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    monkeypatch.setenv("DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("PRINTIFY_API_TOKEN", "secret-token")
+    return Settings()
+
+
+def test_the_demo_provider_counts_as_configured(tmp_path: Path, settings: Settings) -> None:
+    status = check_provider(settings, DemoPrintProvider(media_dir=tmp_path), FakeClock().now)
+    assert status.configured and status.error == ""
+
+
+def test_a_failing_provider_is_not_configured_and_says_why(settings: Settings) -> None:
+    status = check_provider(settings, CountingProvider(error=ProviderUnauthorized("Unauthenticated")), FakeClock().now)
+    assert not status.configured
+    assert "Unauthenticated" in status.error
+
+
+def test_the_status_response_has_the_key_length_but_never_the_key(settings: Settings) -> None:
+    status = check_provider(settings, CountingProvider(shops=[{"id": 1}]), FakeClock().now)
+    response = status.as_response()
+    assert (response["hasApiKey"], response["apiKeyLength"]) == (True, len("secret-token"))
+    assert "secret-token" not in str(response)
+
+
+def test_the_check_is_reused_within_its_ttl(settings: Settings) -> None:
+    provider, clock = CountingProvider(shops=[{"id": 1}]), FakeClock()
+    health = ProviderHealth(settings, provider, clock)
+    health.status()
+    clock.now += STATUS_TTL - timedelta(seconds=1)
+    health.status()
+    assert provider.calls == 1
+
+
+def test_the_check_runs_again_after_its_ttl_or_on_refresh(settings: Settings) -> None:
+    provider, clock = CountingProvider(shops=[{"id": 1}]), FakeClock()
+    health = ProviderHealth(settings, provider, clock)
+    health.status()
+    health.status(refresh=True)
+    clock.now += STATUS_TTL
+    health.status()
+    assert provider.calls == 3
+
+
+def test_the_banner_is_hidden_when_no_check_fails() -> None:
+    assert not banner_decision(False, False, "localhost:3000").visible
+
+
+def test_one_failing_check_shows_a_warning() -> None:
+    decision = banner_decision(True, False, "localhost:3000")
+    assert (decision.visible, decision.variant) == (True, "warning")
+
+
+def test_both_failing_checks_show_a_destructive_banner() -> None:
+    assert banner_decision(True, True, "localhost").variant == "destructive"
+
+
+@pytest.mark.parametrize("host", ["localhost:3000", "127.0.0.1", "dev.shop.example.com", "shop.local"])
+def test_local_and_dev_hosts_get_the_api_configuration_title(host: str) -> None:
+    assert banner_decision(True, False, host).title == LOCAL_TITLE == "API Configuration Issue"
+
+
+def test_deployed_hosts_get_the_deployment_title() -> None:
+    assert banner_decision(True, False, "shop.example.com").title == DEPLOYMENT_TITLE
+    assert DEPLOYMENT_TITLE == "Deployment API Configuration Required"
+
+
+def test_the_refresh_message_says_what_is_wrong(settings: Settings) -> None:
+    failed = check_provider(settings, CountingProvider(error=ProviderUnauthorized("Unauthenticated")), FakeClock().now)
+    assert "Unauthenticated" in refresh_message(failed)
