@@ -47,7 +47,24 @@ def products() -> rx.Component:
                 rx.cond(
                     ProductsState.products.length() == 0,
                     empty_state("package-search", "No Products Found", "Try adjusting your search criteria"),
-                    card_grid(rx.foreach(ProductsState.products, lambda p: product_card(p))),
+                    rx.vstack(
+                        card_grid(rx.foreach(ProductsState.products, lambda p: product_card(p))),
+                        rx.cond(
+                            ProductsState.has_more,
+                            rx.center(
+                                rx.button(
+                                    "Load More",
+                                    variant="outline",
+                                    size="3",
+                                    on_click=ProductsState.load_more,
+                                    loading=ProductsState.loading,
+                                ),
+                                width="100%",
+                            ),
+                        ),
+                        spacing="6",
+                        width="100%",
+                    ),
                 ),
             ),
         ),

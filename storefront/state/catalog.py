@@ -18,6 +18,7 @@ from storefront.services.printify.provider import product_page_url
 log = logging.getLogger(__name__)
 
 NEW_ARRIVALS_LIMIT = 12
+PRODUCTS_PAGE_SIZE = 24
 PRODUCT_NOT_FOUND_TITLE = catalog.PRODUCT_NOT_FOUND
 PRODUCT_NOT_FOUND_TEXT = "We couldn't find the product you're looking for."
 
@@ -48,10 +49,12 @@ def to_card(product: catalog.ProductSummary) -> ProductCard:
     )
 
 
-def _search_cards(query: str, collection_key: str | None = None, match_description: bool = False) -> list[ProductCard]:
+def _search_cards(
+    query: str, collection_key: str | None = None, match_description: bool = False, limit: int | None = None
+) -> list[ProductCard]:
     with session_scope() as session:
         found = catalog.search_products(
-            session, query=query, collection_key=collection_key, match_description=match_description
+            session, query=query, collection_key=collection_key, match_description=match_description, limit=limit
         )
         return [to_card(p) for p in found]
 
@@ -65,29 +68,38 @@ class ProductsState(rx.State):
     """/products: the searchable listing."""
 
     query: str = ""
+    shown: int = PRODUCTS_PAGE_SIZE
     products: list[ProductCard] = []
+    has_more: bool = False
     loading: bool = True
     failed: bool = False
 
     @rx.event
     def set_query(self, value: str):
-        self.query = value
+        self.query, self.shown = value, PRODUCTS_PAGE_SIZE
+        return ProductsState.load
+
+    @rx.event
+    def load_more(self):
+        self.shown += PRODUCTS_PAGE_SIZE
         return ProductsState.load
 
     @rx.event(background=True)
     async def load(self):
         async with self:
-            self.loading, query = True, self.query
+            self.loading, query, shown = True, self.query, self.shown
         try:
-            cards = await asyncio.to_thread(_search_cards, query)
+            # One extra row tells whether there is more to load.
+            cards = await asyncio.to_thread(_search_cards, query, None, False, shown + 1)
         except Exception:
             log.exception("loading the product listing failed")
             async with self:
                 self.loading, self.failed = False, True
             return
         async with self:
-            if query == self.query:  # a newer search owns the result otherwise
-                self.products, self.loading, self.failed = cards, False, False
+            if (query, shown) == (self.query, self.shown):  # a newer request owns the result otherwise
+                self.products, self.has_more = cards[:shown], len(cards) > shown
+                self.loading, self.failed = False, False
 
 
 class NewArrivalsState(rx.State):

@@ -6,6 +6,8 @@ import re
 from playwright.sync_api import Page, expect
 from sqlalchemy import create_engine, text
 
+from storefront.services.printify.demo import demo_catalogue
+from storefront.state.catalog import PRODUCTS_PAGE_SIZE
 from tests.e2e.browser import open_page
 from tests.e2e.conftest import StoreServer
 
@@ -71,6 +73,17 @@ def test_search_narrows_the_listing(page: Page) -> None:
     page.get_by_placeholder("Search products...").fill("no such garment")
     expect(page.get_by_text("No Products Found", exact=True)).to_be_visible()
     expect(page.get_by_text("Try adjusting your search criteria", exact=True)).to_be_visible()
+
+
+def test_the_listing_loads_more_products_on_request(page: Page) -> None:
+    open_page(page, "/products")
+    cards = page.get_by_test_id("product-card")
+    shown = sum(1 for p in demo_catalogue() if p["visible"] and p["is_published"])
+    assert shown > PRODUCTS_PAGE_SIZE, "the demo catalogue should need a second page"
+    expect(cards).to_have_count(PRODUCTS_PAGE_SIZE)
+    page.get_by_role("button", name="Load More").click()
+    expect(cards).to_have_count(min(shown, 2 * PRODUCTS_PAGE_SIZE))
+    expect(page.get_by_role("button", name="Load More")).to_have_count(0)
 
 
 def test_adding_without_a_size_asks_for_one(page: Page) -> None:
