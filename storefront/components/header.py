@@ -117,7 +117,7 @@ def new_arrivals_menu() -> rx.Component:
             z_index="60",
             data_testid="new-arrivals-panel",
         ),
-        position="relative",
+        # Not positioned: the panel anchors to the whole menu, so its 800 px stay on screen.
     )
 
 

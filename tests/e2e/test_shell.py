@@ -84,7 +84,9 @@ def test_new_arrivals_panel_shows_five_tiles_and_closes_on_selection(page: Page)
     page.get_by_role("button", name="New Arrivals").hover()
     panel = page.get_by_test_id("new-arrivals-panel")
     expect(panel).to_be_visible()
-    assert panel.bounding_box()["width"] == 800
+    box = panel.bounding_box()
+    assert box["width"] == 800
+    assert box["x"] >= 0 and box["x"] + box["width"] <= page.viewport_size["width"]
     tiles = panel.get_by_role("link")
     expect(tiles).to_have_count(5)
     tiles.nth(2).click()
