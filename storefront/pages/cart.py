@@ -10,6 +10,10 @@ from storefront.components.product_card import product_image
 from storefront.state.cart import CartState
 
 
+def stepper_button(icon: str, label: str, on_click: rx.event.EventSpec, disabled: rx.Var | bool = False) -> rx.Component:
+    return rx.icon_button(rx.icon(icon, size=14), on_click=on_click, disabled=disabled, variant="outline", size="1", aria_label=label)
+
+
 def cart_row(row: rx.Var) -> rx.Component:
     product_id, size = row["id"].to(str), row["size"].to(str)
     return rx.card(
@@ -23,22 +27,9 @@ def cart_row(row: rx.Var) -> rx.Component:
                 flex="1",
             ),
             rx.hstack(
-                rx.icon_button(
-                    rx.icon("minus", size=14),
-                    on_click=CartState.decrement(product_id, size),
-                    disabled=row["quantity"].to(int) <= 1,
-                    variant="outline",
-                    size="1",
-                    aria_label="Decrease quantity",
-                ),
+                stepper_button("minus", "Decrease quantity", CartState.decrement(product_id, size), row["quantity"].to(int) <= 1),
                 rx.text(row["quantity"], min_width="2ch", text_align="center", data_testid="line-quantity"),
-                rx.icon_button(
-                    rx.icon("plus", size=14),
-                    on_click=CartState.increment(product_id, size),
-                    variant="outline",
-                    size="1",
-                    aria_label="Increase quantity",
-                ),
+                stepper_button("plus", "Increase quantity", CartState.increment(product_id, size)),
                 align="center",
                 spacing="2",
             ),
