@@ -89,3 +89,23 @@ def card_grid(*children: rx.Component, **props) -> rx.Component:
 
 def skeleton_grid(count: int) -> rx.Component:
     return card_grid(*[skeleton_card() for _ in range(count)])
+
+
+def product_results(
+    *,
+    loading: rx.Var,
+    failed: rx.Var | bool,
+    products: rx.Var,
+    skeletons: int,
+    failed_view: rx.Component,
+    empty_view: rx.Component,
+    results: rx.Component,
+) -> rx.Component:
+    """Skeletons while the first results load, else the failure, else the empty view, else the
+    results (results already shown stay put while a new search loads)."""
+    empty = products.length() == 0
+    return rx.cond(
+        loading & empty,
+        skeleton_grid(skeletons),
+        rx.cond(failed, failed_view, rx.cond(empty, empty_view, results)),
+    )

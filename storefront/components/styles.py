@@ -3,7 +3,6 @@
 import reflex as rx
 
 BRAND = "#9b111e"
-ACCENT = rx.color("ruby", 10)
 INK = rx.color("gray", 12)
 MUTED = rx.color("gray", 11)
 SURFACE = rx.color("gray", 2)

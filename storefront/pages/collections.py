@@ -5,9 +5,11 @@ import reflex as rx
 from storefront.collections import COLLECTIONS, Collection
 from storefront.components import styles
 from storefront.components.layout import public_page
-from storefront.components.product_card import card_grid, product_card, skeleton_grid
+from storefront.components.product_card import card_grid, product_card, product_results
 from storefront.pages.products import search_box
 from storefront.state.catalog import CollectionPageState, CollectionsTabsState
+
+LOAD_FAILED = "Unable to load products at this time."
 
 
 def tab_panel(collection: Collection) -> rx.Component:
@@ -28,18 +30,14 @@ def tab_panel(collection: Collection) -> rx.Component:
                 spacing="4",
             ),
             search_box(S.query, S.set_query),
-            rx.cond(
-                S.loading & (S.products.length() == 0),
-                skeleton_grid(4),
-                rx.cond(
-                    S.failed,
-                    rx.text("Unable to load products at this time.", color=styles.MUTED),
-                    rx.cond(
-                        S.products.length() == 0,
-                        rx.text("No products found", color=styles.MUTED, padding_y="2rem"),
-                        card_grid(rx.foreach(S.products, lambda p: product_card(p))),
-                    ),
-                ),
+            product_results(
+                loading=S.loading,
+                failed=S.failed,
+                products=S.products,
+                skeletons=4,
+                failed_view=rx.text(LOAD_FAILED, color=styles.MUTED),
+                empty_view=rx.text("No products found", color=styles.MUTED, padding_y="2rem"),
+                results=card_grid(rx.foreach(S.products, lambda p: product_card(p))),
             ),
             spacing="4",
             width="100%",
@@ -96,20 +94,14 @@ def collection_page(collection: Collection):
                 background=f"linear-gradient(120deg, {collection.primary}, #1b1b1b)",
                 width="100%",
             ),
-            rx.cond(
-                S.loading,
-                skeleton_grid(4),
-                rx.cond(
-                    S.failed,
-                    rx.text("Unable to load products at this time.", color=styles.MUTED),
-                    card_grid(
-                        rx.cond(
-                            S.products.length() == 0,
-                            coming_soon_tile(collection),
-                            rx.foreach(S.products, lambda p: product_card(p)),
-                        )
-                    ),
-                ),
+            product_results(
+                loading=S.loading,
+                failed=S.failed,
+                products=S.products,
+                skeletons=4,
+                failed_view=rx.text(LOAD_FAILED, color=styles.MUTED),
+                empty_view=card_grid(coming_soon_tile(collection)),
+                results=card_grid(rx.foreach(S.products, lambda p: product_card(p))),
             ),
             rx.link(rx.button(rx.icon("arrow-left", size=16), "Back to Home", variant="outline"), href="/"),
             spacing="6",

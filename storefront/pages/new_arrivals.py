@@ -4,7 +4,7 @@ import reflex as rx
 
 from storefront.components import styles
 from storefront.components.layout import public_page
-from storefront.components.product_card import card_grid, product_card, skeleton_grid
+from storefront.components.product_card import card_grid, product_card, product_results
 from storefront.state.catalog import NewArrivalsState
 
 SUBTITLE = (
@@ -14,6 +14,16 @@ SUBTITLE = (
 SKELETON_CARDS = 4
 ANIMATION_S = 0.3
 STAGGER_S = 0.1
+
+
+def rising_card(product: rx.Var, index: rx.Var) -> rx.Component:
+    """A card that rises into place, each one STAGGER_S after the one before."""
+    return rx.box(
+        product_card(product, quick_add=False),
+        data_rise="",
+        animation=f"storefront-rise {ANIMATION_S}s ease both",
+        animation_delay=(index * STAGGER_S).to(str) + "s",
+    )
 
 
 @public_page(route="/new-arrivals", title="New Arrivals", on_load=NewArrivalsState.load)
@@ -27,30 +37,20 @@ def new_arrivals() -> rx.Component:
             spacing="2",
             width="100%",
         ),
-        rx.cond(
-            NewArrivalsState.loading,
-            skeleton_grid(SKELETON_CARDS),
-            rx.cond(
-                NewArrivalsState.products.length() == 0,
-                rx.text(
-                    "No products found. New arrivals will be added soon.",
-                    color=styles.MUTED,
-                    text_align="center",
-                    width="100%",
-                    padding_y="3rem",
-                ),
-                card_grid(
-                    rx.foreach(
-                        NewArrivalsState.products,
-                        lambda p, i: rx.box(
-                            product_card(p, quick_add=False),
-                            data_rise="",
-                            animation=f"storefront-rise {ANIMATION_S}s ease both",
-                            animation_delay=(i * STAGGER_S).to(str) + "s",
-                        ),
-                    )
-                ),
+        product_results(
+            loading=NewArrivalsState.loading,
+            failed=False,  # the spec shows no handling of failed fetches here
+            products=NewArrivalsState.products,
+            skeletons=SKELETON_CARDS,
+            failed_view=rx.fragment(),
+            empty_view=rx.text(
+                "No products found. New arrivals will be added soon.",
+                color=styles.MUTED,
+                text_align="center",
+                width="100%",
+                padding_y="3rem",
             ),
+            results=card_grid(rx.foreach(NewArrivalsState.products, rising_card)),
         ),
         rx.center(
             rx.link(rx.button("View All Products", variant="outline", size="3"), href="/products"),

@@ -6,7 +6,7 @@ from storefront.components import styles
 from storefront.components.layout import public_page
 from storefront.components.config_banner import config_banner
 from storefront.components.empty_state import empty_state
-from storefront.components.product_card import card_grid, product_card, skeleton_grid
+from storefront.components.product_card import card_grid, product_card, product_results
 from storefront.state.catalog import ProductsState
 from storefront.state.config_banner import ConfigBannerState
 
@@ -25,6 +25,15 @@ def search_box(value: rx.Var, on_change, placeholder: str = "Search products..."
     )
 
 
+def load_more_button() -> rx.Component:
+    return rx.center(
+        rx.button(
+            "Load More", variant="outline", size="3", on_click=ProductsState.load_more, loading=ProductsState.loading
+        ),
+        width="100%",
+    )
+
+
 @public_page(route="/products", title="Our Products", on_load=[ProductsState.load, ConfigBannerState.check])
 def products() -> rx.Component:
     return rx.vstack(
@@ -38,34 +47,18 @@ def products() -> rx.Component:
             width="100%",
             spacing="4",
         ),
-        rx.cond(
-            ProductsState.loading & (ProductsState.products.length() == 0),
-            skeleton_grid(SKELETON_CARDS),
-            rx.cond(
-                ProductsState.failed,
-                empty_state("circle-alert", "Unable to Load Products", "Please try again later"),
-                rx.cond(
-                    ProductsState.products.length() == 0,
-                    empty_state("package-search", "No Products Found", "Try adjusting your search criteria"),
-                    rx.vstack(
-                        card_grid(rx.foreach(ProductsState.products, lambda p: product_card(p))),
-                        rx.cond(
-                            ProductsState.has_more,
-                            rx.center(
-                                rx.button(
-                                    "Load More",
-                                    variant="outline",
-                                    size="3",
-                                    on_click=ProductsState.load_more,
-                                    loading=ProductsState.loading,
-                                ),
-                                width="100%",
-                            ),
-                        ),
-                        spacing="6",
-                        width="100%",
-                    ),
-                ),
+        product_results(
+            loading=ProductsState.loading,
+            failed=ProductsState.failed,
+            products=ProductsState.products,
+            skeletons=SKELETON_CARDS,
+            failed_view=empty_state("circle-alert", "Unable to Load Products", "Please try again later"),
+            empty_view=empty_state("package-search", "No Products Found", "Try adjusting your search criteria"),
+            results=rx.vstack(
+                card_grid(rx.foreach(ProductsState.products, lambda p: product_card(p))),
+                rx.cond(ProductsState.has_more, load_more_button()),
+                spacing="6",
+                width="100%",
             ),
         ),
         spacing="6",

@@ -349,10 +349,6 @@ class DemoPrintProvider:
 
     # ------------------------------------------------------------------ images
 
-    def image_files(self) -> list[str]:
-        """File names (inside media_dir) of every image the catalogue references."""
-        return list(self._renders)
-
     def ensure_images(self) -> int:
         """Render every missing product image into media_dir; returns how many files were written."""
         written = 0
