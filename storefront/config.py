@@ -14,6 +14,16 @@ def _env(name: str, default: str = "") -> str:
     return os.environ.get(name, default).strip()
 
 
+def _positive_int(name: str, default: int) -> int:
+    """A whole number of at least 1; anything else stops the store with the setting's name."""
+    raw = _env(name)
+    if not raw:
+        return default
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"{name} must be a whole number of at least 1, got {raw!r}")
+    return int(raw)
+
+
 def _path(name: str, default: Path) -> Path:
     raw = _env(name)
     path = Path(raw) if raw else default
@@ -44,6 +54,12 @@ class Settings:
     upload_dir: Path = field(default_factory=lambda: Path())
     outbox_interval_seconds: float = field(
         default_factory=lambda: float(_env("OUTBOX_INTERVAL_SECONDS", "5") or 5)
+    )
+    payment_requests_per_minute: int = field(
+        default_factory=lambda: _positive_int("PAYMENT_REQUESTS_PER_MINUTE", 20)
+    )
+    payment_declines_per_order: int = field(
+        default_factory=lambda: _positive_int("PAYMENT_DECLINES_PER_ORDER", 5)
     )
 
     def __post_init__(self) -> None:

@@ -78,10 +78,6 @@ class CatalogImage(SQLModel, table=True):
 # Card numbers and CVVs never reach these tables: an order keeps the gateway's payment id, the card
 # brand and the last four digits only.
 
-ORDER_STATUSES = ("pending", "processing", "fulfilled", "cancelled")
-PAYMENT_STATUSES = ("pending", "paid", "failed", "refunded")
-
-
 class Order(SQLModel, table=True):
     """A placed order: customer, shipping address, repriced totals in cents, payment and fulfilment."""
 
@@ -94,6 +90,8 @@ class Order(SQLModel, table=True):
     idempotency_key: str = Field(max_length=255, unique=True)
     #: SHA-256 of the validated request, to tell a retry from a different cart under the same key.
     request_fingerprint: str = Field(max_length=64)
+    #: SHA-256 of the shopper's access token; the token itself is handed out once and never stored.
+    access_token_hash: str = Field(max_length=64)
 
     customer_email: str = Field(max_length=254)
     customer_name: str = Field(max_length=200)
@@ -115,8 +113,11 @@ class Order(SQLModel, table=True):
     tax_cents: int = Field(default=0)
     total_cents: int
 
-    status: str = Field(default="pending", max_length=16, index=True)
-    payment_status: str = Field(default="pending", max_length=16, index=True)
+    #: services.statuses.OrderStatus and PaymentStatus values.
+    status: str = Field(max_length=16, index=True)
+    payment_status: str = Field(max_length=16, index=True)
+    #: When the payment in progress (CHARGING) was claimed; a stale claim may be taken over.
+    payment_claimed_at: datetime | None = Field(default=None)
     payment_id: str | None = Field(default=None, max_length=128)
     card_brand: str | None = Field(default=None, max_length=32)
     card_last4: str | None = Field(default=None, max_length=4)
@@ -124,6 +125,8 @@ class Order(SQLModel, table=True):
     printify_order_id: str | None = Field(default=None, max_length=64, index=True)
     printify_status: str | None = Field(default=None, max_length=32)
     tracking_number: str | None = Field(default=None, max_length=128)
+    #: Why the provider refused the order for good; set, the order needs a person (no more retries).
+    attention_reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
 
     created_at: datetime = Field(default_factory=utcnow, index=True)
     updated_at: datetime = Field(default_factory=utcnow)
@@ -145,6 +148,41 @@ class OrderItem(SQLModel, table=True):
     quantity: int
     unit_price_cents: int
     image_url: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+
+
+class PaymentAttempt(SQLModel, table=True):
+    """One charge sent to the payment gateway for an order, whatever its outcome (no card data)."""
+
+    __tablename__ = "payment_attempt"
+
+    id: int | None = Field(default=None, primary_key=True)
+    order_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("orders.id", ondelete="CASCADE"), index=True, nullable=False)
+    )
+    #: The gateway's idempotency key: order number plus the client's paymentId.
+    gateway_key: str = Field(max_length=255)
+    amount_cents: int
+    #: services.statuses.AttemptStatus value.
+    status: str = Field(max_length=16)
+    #: Who asked (client address), for tracing card testing.
+    client: str = Field(default="", max_length=64)
+    payment_id: str | None = Field(default=None, max_length=128)
+    card_brand: str | None = Field(default=None, max_length=32)
+    card_last4: str | None = Field(default=None, max_length=4)
+    reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    created_at: datetime = Field(default_factory=utcnow)
+    finished_at: datetime | None = Field(default=None)
+
+
+class RateCounter(SQLModel, table=True):
+    """Requests counted per key and fixed time window, shared by every worker through the database."""
+
+    __tablename__ = "rate_counter"
+
+    key: str = Field(primary_key=True, max_length=200)
+    #: Start of the window in whole seconds since the epoch.
+    window_start: int = Field(primary_key=True, index=True)
+    count: int = Field(default=0)
 
 
 class OutboxJob(SQLModel, table=True):

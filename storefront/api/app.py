@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
 
 from fastapi import FastAPI, Request
@@ -9,18 +10,22 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import Engine
+from sqlmodel import Session
 
 from storefront import db, wiring
 from storefront.api import orders, payments
 from storefront.api import provider as provider_routes
 from storefront.config import Settings
-from storefront.services.errors import ServiceError, ValidationError
+from storefront.services.errors import ServiceError, TooManyRequestsError, ValidationError
+from storefront.services.order_payment import OrderPayments
 from storefront.services.payments import PaymentDeclined, PaymentGateway, TestPaymentGateway
 from storefront.services.printify.provider import PrintProvider
 from storefront.services.provider_status import ProviderHealth
+from storefront.services.rate_limit import RateLimiter
 
 PAYMENT_FAILED = "Payment processing failed"
 INVALID_REQUEST = "Invalid request"
+TOO_MANY_PAYMENT_REQUESTS = "Too many payment attempts from your address. Please wait a minute and try again."
 
 
 class ApiServices:
@@ -43,8 +48,28 @@ class ApiServices:
         return self._engine or db.get_engine()
 
     @cached_property
+    def session_factory(self) -> Callable[[], Session]:
+        return wiring.session_factory(self.engine)
+
+    @cached_property
     def gateway(self) -> PaymentGateway:
         return self._gateway or TestPaymentGateway()
+
+    @cached_property
+    def payments(self) -> OrderPayments:
+        return OrderPayments(
+            self.session_factory, self.gateway, max_declines=self.settings.payment_declines_per_order
+        )
+
+    @cached_property
+    def payment_limiter(self) -> RateLimiter:
+        """Card checks and payments per client address and minute (card testing is done in bulk)."""
+        return RateLimiter(
+            self.session_factory,
+            limit=self.settings.payment_requests_per_minute,
+            window_seconds=60,
+            message=TOO_MANY_PAYMENT_REQUESTS,
+        )
 
     @cached_property
     def provider(self) -> PrintProvider:
@@ -68,7 +93,10 @@ def error_body(exc: ServiceError) -> dict[str, object]:
 
 async def _service_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ServiceError)
-    return JSONResponse(error_body(exc), status_code=exc.status_code)
+    headers = {}
+    if isinstance(exc, TooManyRequestsError) and exc.retry_after is not None:
+        headers["Retry-After"] = str(exc.retry_after)
+    return JSONResponse(error_body(exc), status_code=exc.status_code, headers=headers)
 
 
 async def _request_error(_request: Request, exc: Exception) -> JSONResponse:

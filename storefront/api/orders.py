@@ -1,61 +1,88 @@
-"""Order routes (spec section 7): place an order, pay for it, read its status."""
+"""Order routes (spec section 7): place an order, pay for it, read its status.
+
+A shopper's order is reached with the access token returned when it was placed, sent in the
+X-Order-Token header (or, for the status, a `token` query parameter); without it an order
+answers 404 exactly like an unknown one.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
-from fastapi import APIRouter, Body, Depends, Header, Request
+from fastapi import APIRouter, Body, Depends, Header, Query, Request
 from sqlmodel import Session
 
-from storefront.services import checkout, fulfilment
-from storefront.services.payments import PaymentGateway
+from storefront.services import checkout, fulfilment, order_access
+from storefront.services.order_payment import card_from_form, payment_key
 
 router = APIRouter()
+
+TOKEN_HEADER = "X-Order-Token"
 
 
 def get_session(request: Request) -> Iterator[Session]:
     """A session on the app's database for one request."""
-    with Session(request.app.state.services.engine, expire_on_commit=False) as session:
+    with request.app.state.services.session_factory() as session:
         yield session
 
 
-def get_gateway(request: Request) -> PaymentGateway:
-    return request.app.state.services.gateway
+def client_address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
 
 
 @router.post("/api/printify/orders", status_code=201)
 def create_order(
     payload: Any = Body(None),
     idempotency_key: str | None = Header(None, alias="Idempotency-Key"),
+    access_token: str | None = Header(None, alias=TOKEN_HEADER),
     session: Session = Depends(get_session),
 ) -> dict[str, Any]:
-    """Validate, reprice and save an order; the same Idempotency-Key returns the same order."""
+    """Validate, reprice and save an order; answers the order and its access token.
+
+    The same Idempotency-Key returns the same order; with the order's token, a changed request
+    under that key amends the unpaid order (the shopper fixed an address after a decline).
+    """
     payload = payload if isinstance(payload, dict) else {}
     body_key = payload.get("idempotencyKey")
     key = idempotency_key or (body_key if isinstance(body_key, str) else None)
-    order = checkout.create_order(session, payload, key)
-    return {"order": checkout.serialize_order(order, checkout.order_items(session, order.id))}
+    placed = checkout.place_order(session, payload, key, access_token)
+    order = placed.order
+    return {
+        "order": checkout.shopper_view(order, checkout.order_items(session, order.id)),
+        "accessToken": placed.access_token,
+    }
 
 
 # Orders are addressed by their public number ("SF-000123") in URLs.
 @router.post("/api/printify/orders/{order_id}/process-payment")
 def process_payment(
     order_id: str,
+    request: Request,
     payload: Any = Body(None),
+    access_token: str | None = Header(None, alias=TOKEN_HEADER),
     session: Session = Depends(get_session),
-    gateway: PaymentGateway = Depends(get_gateway),
 ) -> dict[str, Any]:
-    """Charge the order's total; the body's paymentId makes a retried request charge only once."""
+    """Charge the order's total once; the body's paymentId makes a retried request charge only once."""
+    services = request.app.state.services
+    services.payment_limiter.check(f"pay:{client_address(request)}")
     payload = payload if isinstance(payload, dict) else {}
-    card = fulfilment.card_from_form(payload.get("cardData"))
-    payment_key = fulfilment.payment_key(payload.get("paymentId"))
-    order = fulfilment.pay_order(session, order_id, card, gateway, payment_key)
-    return {"success": True, "order": checkout.serialize_order(order, checkout.order_items(session, order.id))}
+    order = services.payments.pay(
+        order_id,
+        access_token,
+        card_from_form(payload.get("cardData")),
+        payment_key(payload.get("paymentId")),
+        client=client_address(request),
+    )
+    return {"success": True, "order": checkout.shopper_view(order, checkout.order_items(session, order.id))}
 
 
 @router.get("/api/orders/{order_id}/status")
-def order_status(order_id: str, session: Session = Depends(get_session)) -> dict[str, Any]:
+def order_status(
+    order_id: str,
+    access_token: str | None = Header(None, alias=TOKEN_HEADER),
+    token: str | None = Query(None),
+    session: Session = Depends(get_session),
+) -> dict[str, Any]:
     """Where an order stands: order, payment and fulfilment status, tracking number."""
-    return fulfilment.order_status(checkout.find_order(session, order_id))
-
+    return fulfilment.order_status(order_access.shopper_order(session, order_id, access_token or token))

@@ -8,10 +8,8 @@ deliberately not followed, so two different non-numeric products never merge int
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from decimal import Decimal
 
 from storefront.services.money import cents_to_dollars, parse_cents
 
@@ -43,6 +41,25 @@ class CartLine:
     @property
     def line_total_cents(self) -> int:
         return self.price_cents * self.quantity
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    """What an order costs, in cents."""
+
+    subtotal_cents: int
+    shipping_cents: int
+    tax_cents: int
+    total_cents: int
+
+
+def parse_quantity(value: object) -> int | None:
+    """A quantity as a whole number (an int, or a float without fraction such as 2.0), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value if isinstance(value, int) else None
 
 
 def _clamp_quantity(quantity: int) -> int:
@@ -115,10 +132,19 @@ def shipping_cents(subtotal_cents: int) -> int:
     return 0 if subtotal_cents > FREE_SHIPPING_OVER_CENTS else SHIPPING_CENTS
 
 
+def totals_for(subtotal: int) -> Totals:
+    """The one rule for an order's totals: shipping free over $100, tax 0, total the sum."""
+    shipping = shipping_cents(subtotal)
+    return Totals(subtotal, shipping, TAX_CENTS, subtotal + shipping + TAX_CENTS)
+
+
+def cart_totals(lines: Iterable[CartLine]) -> Totals:
+    return totals_for(subtotal_cents(lines))
+
+
 def total_cents(lines: Iterable[CartLine]) -> int:
     """Subtotal plus shipping plus tax (always 0)."""
-    subtotal = subtotal_cents(lines)
-    return subtotal + shipping_cents(subtotal) + TAX_CENTS
+    return cart_totals(lines).total_cents
 
 
 # --- Browser local storage -------------------------------------------------------------------
@@ -182,7 +208,7 @@ def _parse_item(entry: object) -> CartLine | None:
     name = entry.get("name")
     size = entry.get("size")
     price_cents = parse_cents(entry.get("price"))
-    quantity = _parse_quantity(entry.get("quantity"))
+    quantity = parse_quantity(entry.get("quantity"))
     if (
         product_id is None
         or not isinstance(name, str)
@@ -212,24 +238,4 @@ def _parse_id(value: object) -> str | None:
         return str(value)
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
-    return None
-
-
-def _parse_quantity(value: object) -> int | None:
-    """An integer-ish quantity (fractions truncated), before clamping; None when unusable."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        return int(value) if math.isfinite(value) else None
-    if isinstance(value, str):
-        try:
-            number = Decimal(value.strip())
-        except ArithmeticError:
-            return None
-        if not number.is_finite():
-            return None
-        # Clamp before int() so "1e999999999" cannot build an enormous integer.
-        return int(max(Decimal(MIN_LINE_QUANTITY - 1), min(Decimal(MAX_LINE_QUANTITY + 1), number)))
     return None

@@ -16,13 +16,24 @@ from decimal import Decimal
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, delete, select, update
 
 from storefront.models import Order, OrderItem, utcnow
-from storefront.services.shopping import new_cart_line
-from storefront.services.cart import MAX_LINE_QUANTITY, MIN_LINE_QUANTITY, TAX_CENTS, shipping_cents
-from storefront.services.errors import ConflictError, NotFoundError, ValidationError
+from storefront.services import order_access
+from storefront.services.cart import (
+    MAX_LINE_QUANTITY,
+    MIN_LINE_QUANTITY,
+    CartLine,
+    Totals,
+    cart_totals,
+    parse_quantity,
+    totals_for,
+)
+from storefront.services.errors import ConflictError, ValidationError
 from storefront.services.money import cents_to_dollars, parse_cents
+from storefront.services.payments import CARD_FIELDS
+from storefront.services.shopping import new_cart_line
+from storefront.services.statuses import PAYABLE, OrderStatus, PaymentStatus
 
 # Messages of spec section 5 (and 8), shown as they are.
 EMAIL_INVALID = "Please enter a valid email address"
@@ -46,7 +57,7 @@ PRICE_INVALID = "Price must be a number"
 SUBTOTAL_REQUIRED = "Subtotal is required"
 TOO_MANY_ITEMS = "Too many items in cart"
 KEY_REUSED = "This order request was already used for a different order."
-ORDER_NOT_FOUND = "Order not found"
+ORDER_LOCKED = "This order has been paid and can no longer be changed."
 
 SHIPPING_FIELD = "shippingAddress"
 BILLING_FIELD = "billingAddress"
@@ -120,11 +131,11 @@ class PricedLine:
 
 
 @dataclass(frozen=True, slots=True)
-class Totals:
-    subtotal_cents: int
-    shipping_cents: int
-    tax_cents: int
-    total_cents: int
+class PlacedOrder:
+    """An order and the access token that opens it (handed to the browser, never stored)."""
+
+    order: Order
+    access_token: str
 
 
 # --------------------------------------------------------------------------- validation
@@ -183,13 +194,8 @@ def _validate_address(raw: object, prefix: str, errors: dict[str, str]) -> Addre
 
 def _quantity(value: object) -> int | None:
     """A whole quantity within 1..99, else None."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, int) and MIN_LINE_QUANTITY <= value <= MAX_LINE_QUANTITY:
-        return value
-    return None
+    quantity = parse_quantity(value)
+    return quantity if quantity is not None and MIN_LINE_QUANTITY <= quantity <= MAX_LINE_QUANTITY else None
 
 
 def _item_product_id(item: Mapping[str, Any]) -> str:
@@ -315,9 +321,7 @@ def check_browser_subtotal(items: Sequence[OrderLineRequest], subtotal_cents: in
 
 def order_totals(lines: Sequence[PricedLine]) -> Totals:
     """Subtotal, shipping (free over $100), tax (always 0) and total, in cents."""
-    subtotal = sum(line.line_total_cents for line in lines)
-    shipping = shipping_cents(subtotal)
-    return Totals(subtotal, shipping, TAX_CENTS, subtotal + shipping + TAX_CENTS)
+    return totals_for(sum(line.line_total_cents for line in lines))
 
 
 # --------------------------------------------------------------------------- orders
@@ -327,19 +331,6 @@ def format_order_number(order_id: int) -> str:
     return f"{ORDER_NUMBER_PREFIX}{order_id:06d}"
 
 
-def find_order(session: Session, reference: int | str) -> Order:
-    """An order by database id (int) or public number (str, e.g. "SF-000123"); NotFoundError otherwise."""
-    order: Order | None
-    if isinstance(reference, int) and not isinstance(reference, bool):
-        order = session.get(Order, reference)
-    else:
-        number = str(reference).strip().upper()
-        order = session.exec(select(Order).where(col(Order.number) == number)).first() if number else None
-    if order is None:
-        raise NotFoundError(ORDER_NOT_FOUND)
-    return order
-
-
 def order_items(session: Session, order_id: int) -> list[OrderItem]:
     """The lines of an order in the order they were placed."""
     return list(
@@ -347,61 +338,146 @@ def order_items(session: Session, order_id: int) -> list[OrderItem]:
     )
 
 
-def _existing_order(session: Session, idempotency_key: str, fingerprint: str | None) -> Order | None:
-    """The order created under this key; ConflictError if it was made from a different request."""
-    order = session.exec(select(Order).where(col(Order.idempotency_key) == idempotency_key)).first()
-    if order is not None and fingerprint is not None and order.request_fingerprint != fingerprint:
-        raise ConflictError(KEY_REUSED)
-    return order
+def _order_by_key(session: Session, idempotency_key: str) -> Order | None:
+    return session.exec(select(Order).where(col(Order.idempotency_key) == idempotency_key)).first()
 
 
 def _billing_json(address: Address | None) -> str | None:
     return json.dumps(asdict(address), sort_keys=True) if address is not None else None
 
 
-def create_order(session: Session, payload: Mapping[str, Any], idempotency_key: str | None = None) -> Order:
+def _priced(session: Session, request: OrderRequest) -> tuple[list[PricedLine], Totals]:
+    """The request's lines repriced from the catalogue, and the order's totals."""
+    check_browser_subtotal(request.items, request.subtotal_cents)
+    lines = reprice_lines(session, request.items)
+    return lines, order_totals(lines)
+
+
+def _order_fields(request: OrderRequest, totals: Totals) -> dict[str, Any]:
+    """The order's columns that come from the shopper's request."""
+    shipping = request.shipping
+    return {
+        "customer_email": request.customer_email,
+        "customer_name": request.customer_name,
+        "customer_phone": request.customer_phone,
+        "first_name": shipping.first_name,
+        "last_name": shipping.last_name,
+        "address1": shipping.address1,
+        "address2": shipping.address2,
+        "city": shipping.city,
+        "state_code": shipping.state_code,
+        "zip": shipping.zip,
+        "country_code": shipping.country_code,
+        "billing_address_json": _billing_json(request.billing),
+        "subtotal_cents": totals.subtotal_cents,
+        "shipping_cents": totals.shipping_cents,
+        "tax_cents": totals.tax_cents,
+        "total_cents": totals.total_cents,
+    }
+
+
+def _add_items(session: Session, order_id: int, lines: Sequence[PricedLine]) -> None:
+    for line in lines:
+        session.add(
+            OrderItem(
+                order_id=order_id,
+                product_id=line.product_id,
+                variant_id=line.variant_id,
+                name=line.name,
+                size=line.size,
+                quantity=line.quantity,
+                unit_price_cents=line.unit_price_cents,
+                image_url=line.image_url,
+            )
+        )
+
+
+def _amend(session: Session, order: Order, request: OrderRequest, fingerprint: str) -> Order:
+    """Replace an unpaid order's details and lines (the shopper fixed something after a decline).
+
+    The update only applies while the order is still payable and unchanged since it was read, so
+    it can never slip in under a payment that has started meanwhile.
+    """
+    if order.payment_status not in PAYABLE or order.status != OrderStatus.PENDING:
+        raise ConflictError(ORDER_LOCKED)
+    lines, totals = _priced(session, request)
+    changed = session.execute(
+        update(Order)
+        .where(
+            col(Order.id) == order.id,
+            col(Order.request_fingerprint) == order.request_fingerprint,
+            col(Order.payment_status).in_(PAYABLE),
+        )
+        .values(**_order_fields(request, totals), request_fingerprint=fingerprint, updated_at=utcnow())
+    ).rowcount
+    if changed != 1:
+        session.rollback()
+        raise ConflictError(ORDER_LOCKED)
+    assert order.id is not None
+    session.execute(delete(OrderItem).where(col(OrderItem.order_id) == order.id))
+    _add_items(session, order.id, lines)
+    session.commit()
+    session.refresh(order)
+    return order
+
+
+def _replay(
+    session: Session, order: Order, request: OrderRequest, fingerprint: str, access_token: str | None
+) -> PlacedOrder:
+    """Answer a request under a key that already made an order.
+
+    The same request is a retry: it gets the same order (and, without the token, a new token,
+    since its first answer may have been lost). A changed request amends the order, but only for
+    the holder of its token and only while it is unpaid.
+    """
+    has_token = order_access.token_matches(order, access_token)
+    if order.request_fingerprint == fingerprint:
+        if has_token:
+            assert access_token is not None
+            return PlacedOrder(order, access_token)
+        token = order_access.reissue_token(session, order)
+        session.commit()
+        session.refresh(order)
+        return PlacedOrder(order, token)
+    if not has_token:
+        raise ConflictError(KEY_REUSED)
+    assert access_token is not None
+    return PlacedOrder(_amend(session, order, request, fingerprint), access_token)
+
+
+def place_order(
+    session: Session,
+    payload: Mapping[str, Any],
+    idempotency_key: str | None = None,
+    access_token: str | None = None,
+) -> PlacedOrder:
     """Validate, reprice and save an order with its lines (committed before anything else happens).
 
-    A request repeated with the same idempotency key returns the order made the first time; the same
-    key with a different request is a ConflictError. Without a key every call makes a new order.
+    A request repeated with the same idempotency key returns the order made the first time; the
+    same key with a different request amends the unpaid order when `access_token` opens it, and is
+    a ConflictError otherwise. Without a key every call makes a new order.
     """
     key = (idempotency_key or "").strip() or f"auto-{uuid.uuid4().hex}"
     if len(key) > MAX_IDEMPOTENCY_KEY_CHARS:
         raise ValidationError("Idempotency key is too long", {"idempotencyKey": _too_long(MAX_IDEMPOTENCY_KEY_CHARS)})
     request = validate_order_payload(payload)
     fingerprint = request.fingerprint()
-    existing = _existing_order(session, key, fingerprint)
+    existing = _order_by_key(session, key)
     if existing is not None:
-        return existing
+        return _replay(session, existing, request, fingerprint, access_token)
 
-    check_browser_subtotal(request.items, request.subtotal_cents)
-    lines = reprice_lines(session, request.items)
-    totals = order_totals(lines)
-    shipping = request.shipping
+    lines, totals = _priced(session, request)
+    token, token_hash = order_access.new_token()
     now = utcnow()
     order = Order(
         # A unique placeholder until the id is known; replaced below in the same transaction.
         number=f"tmp-{uuid.uuid4().hex[:24]}",
         idempotency_key=key,
         request_fingerprint=fingerprint,
-        customer_email=request.customer_email,
-        customer_name=request.customer_name,
-        customer_phone=request.customer_phone,
-        first_name=shipping.first_name,
-        last_name=shipping.last_name,
-        address1=shipping.address1,
-        address2=shipping.address2,
-        city=shipping.city,
-        state_code=shipping.state_code,
-        zip=shipping.zip,
-        country_code=shipping.country_code,
-        billing_address_json=_billing_json(request.billing),
-        subtotal_cents=totals.subtotal_cents,
-        shipping_cents=totals.shipping_cents,
-        tax_cents=totals.tax_cents,
-        total_cents=totals.total_cents,
-        status="pending",
-        payment_status="pending",
+        access_token_hash=token_hash,
+        **_order_fields(request, totals),
+        status=OrderStatus.PENDING,
+        payment_status=PaymentStatus.PENDING,
         created_at=now,
         updated_at=now,
     )
@@ -410,29 +486,66 @@ def create_order(session: Session, payload: Mapping[str, Any], idempotency_key: 
         session.flush()
         assert order.id is not None
         order.number = format_order_number(order.id)
-        for line in lines:
-            session.add(
-                OrderItem(
-                    order_id=order.id,
-                    product_id=line.product_id,
-                    variant_id=line.variant_id,
-                    name=line.name,
-                    size=line.size,
-                    quantity=line.quantity,
-                    unit_price_cents=line.unit_price_cents,
-                    image_url=line.image_url,
-                )
-            )
+        _add_items(session, order.id, lines)
         session.commit()
     except IntegrityError:
-        # A parallel request with the same key won the race: answer with its order.
+        # A parallel request with the same key won the race: answer as a retry of it.
         session.rollback()
-        existing = _existing_order(session, key, fingerprint)
+        existing = _order_by_key(session, key)
         if existing is None:
             raise
-        return existing
+        return _replay(session, existing, request, fingerprint, access_token)
     session.refresh(order)
-    return order
+    return PlacedOrder(order, token)
+
+
+def create_order(session: Session, payload: Mapping[str, Any], idempotency_key: str | None = None) -> Order:
+    """place_order without the token, for callers that reach the order some other way."""
+    return place_order(session, payload, idempotency_key).order
+
+
+# --------------------------------------------------------------------------- the checkout form
+
+
+def checkout_payload(form: Mapping[str, Any], lines: Sequence[CartLine], same_as_shipping: bool) -> dict[str, Any]:
+    """The spec's order payload from the checkout form's fields and the cart, prices as shown.
+
+    Form keys are flat ("shippingAddress.city"); card fields are dropped whatever happens, since
+    card data goes only to the payment API.
+    """
+    payload: dict[str, Any] = {}
+    for name, value in form.items():
+        if name in CARD_FIELDS:
+            continue
+        head, _, tail = name.partition(".")
+        if tail:
+            payload.setdefault(head, {})[tail] = value
+        else:
+            payload[name] = value
+    payload["sameAsShipping"] = same_as_shipping
+    if same_as_shipping:
+        payload[BILLING_FIELD] = dict(payload.get(SHIPPING_FIELD, {}))
+    totals = cart_totals(lines)
+    payload["items"] = [
+        {
+            "productId": line.product_id,
+            "printifyProductId": line.product_id,
+            "printifyVariantId": line.variant_id or f"{line.product_id}_{line.size}",
+            "name": line.name,
+            "size": line.size,
+            "price": float(cents_to_dollars(line.price_cents)),
+            "quantity": line.quantity,
+            "imageUrl": line.image,
+        }
+        for line in lines
+    ]
+    payload.update(
+        subtotal=float(cents_to_dollars(totals.subtotal_cents)),
+        shipping=float(cents_to_dollars(totals.shipping_cents)),
+        tax=float(cents_to_dollars(totals.tax_cents)),
+        total=float(cents_to_dollars(totals.total_cents)),
+    )
+    return payload
 
 
 # --------------------------------------------------------------------------- serialisation
@@ -457,6 +570,39 @@ def shipping_address(order: Order) -> dict[str, Any]:
     }
 
 
+def _item_view(item: OrderItem) -> dict[str, Any]:
+    return {
+        "id": item.id,
+        "productId": item.product_id,
+        "variantId": item.variant_id,
+        "name": item.name,
+        "size": item.size,
+        "quantity": item.quantity,
+        "price": _dollars(item.unit_price_cents),
+        "imageUrl": item.image_url,
+    }
+
+
+def shopper_view(order: Order, items: Sequence[OrderItem]) -> dict[str, Any]:
+    """What the shopper's browser is told about its order: what was bought and where it stands.
+
+    No name, contact, address or card details: the browser already has what it typed, and an
+    answer that repeats them could only ever leak them.
+    """
+    return {
+        "id": order.number,
+        "orderNumber": order.number,
+        "subtotal": _dollars(order.subtotal_cents),
+        "shipping": _dollars(order.shipping_cents),
+        "tax": _dollars(order.tax_cents),
+        "total": _dollars(order.total_cents),
+        "status": order.status,
+        "paymentStatus": order.payment_status,
+        "createdAt": order.created_at.isoformat(),
+        "items": [_item_view(item) for item in items],
+    }
+
+
 def serialize_order(order: Order, items: Sequence[OrderItem]) -> dict[str, Any]:
     """The spec's admin Order entity: camelCase keys, money in dollars; "id" is the order number."""
     billing = json.loads(order.billing_address_json) if order.billing_address_json else None
@@ -477,21 +623,10 @@ def serialize_order(order: Order, items: Sequence[OrderItem]) -> dict[str, Any]:
         "printifyStatus": order.printify_status,
         "printifyOrderId": order.printify_order_id,
         "trackingNumber": order.tracking_number,
+        "attentionReason": order.attention_reason,
         "createdAt": order.created_at.isoformat(),
         "updatedAt": order.updated_at.isoformat(),
         "shippingAddress": shipping_address(order),
         "billingAddress": billing,
-        "items": [
-            {
-                "id": item.id,
-                "productId": item.product_id,
-                "variantId": item.variant_id,
-                "name": item.name,
-                "size": item.size,
-                "quantity": item.quantity,
-                "price": _dollars(item.unit_price_cents),
-                "imageUrl": item.image_url,
-            }
-            for item in items
-        ],
+        "items": [_item_view(item) for item in items],
     }

@@ -34,3 +34,13 @@ class UnauthorizedError(ServiceError):
 
 class ConflictError(ServiceError):
     status_code = 409
+
+
+class TooManyRequestsError(ServiceError):
+    """A limit was reached; `retry_after` is how many seconds to wait, when known."""
+
+    status_code = 429
+
+    def __init__(self, message: str, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after

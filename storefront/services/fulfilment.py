@@ -1,76 +1,49 @@
-"""Paying orders and sending paid orders to the print provider through an outbox with retries.
+"""Sending paid orders to the print provider through an outbox with retries.
 
 A paid order is queued (an OutboxJob) in the same transaction that marks it paid, so a provider
 outage only delays fulfilment: the job is retried with exponential backoff until it goes through.
-Card numbers and CVVs are handed to the gateway and never stored or logged.
+An order the provider refuses for good (a 4xx that retrying cannot change) is not retried: it is
+marked as needing attention with the provider's reason.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from storefront.models import Order, OrderItem, OutboxJob, utcnow
-from storefront.services.checkout import find_order, order_items
-from storefront.services.errors import ConflictError, NotFoundError
-from storefront.services.payments import CardDetails, PaymentDeclined, PaymentGateway
+from storefront.services.checkout import order_items
+from storefront.services.order_payment import SEND_ORDER
 from storefront.services.printify.errors import ProviderError, ProviderRateLimited, ProviderUnavailable
 from storefront.services.printify.provider import PrintProvider
+from storefront.services.statuses import PaymentStatus
 
 logger = logging.getLogger(__name__)
 
-SEND_ORDER = "send_order"
 #: Printify's standard shipping (contract §7).
 STANDARD_SHIPPING_METHOD = 1
 RETRY_BASE_SECONDS = 30
 RETRY_MAX_SECONDS = 3600
-ORDER_CANCELLED = "This order was cancelled."
-ORDER_REFUNDED = "This order was refunded."
 MAX_ERROR_CHARS = 2000
-MAX_PAYMENT_KEY_CHARS = 200
+#: 4xx answers that say nothing about the order itself (credentials, a timeout, throttling):
+#: retrying later can succeed, so they keep the backoff.
+TEMPORARY_CLIENT_ERRORS = frozenset({401, 403, 408, 429})
+
+#: The provider status of an order it has just accepted.
+PROVIDER_PENDING = "pending"
 
 Clock = Callable[[], datetime]
 _STOP = object()
 
 
-# --------------------------------------------------------------------------- payment
-
-
-def _form_text(value: object) -> str:
-    """A card form field as text (numbers typed into JSON become strings)."""
-    if isinstance(value, bool) or value is None:
-        return ""
-    return str(value).strip() if isinstance(value, (str, int)) else ""
-
-
-def card_from_form(data: object) -> CardDetails:
-    """CardDetails from the checkout form's cardData: expiryDate "MM/YY", or expiryMonth plus expiryYear."""
-    form = data if isinstance(data, Mapping) else {}
-    expiry = _form_text(form.get("expiryDate"))
-    month, year = _form_text(form.get("expiryMonth")), _form_text(form.get("expiryYear"))
-    if not expiry and month and year:
-        expiry = f"{month.zfill(2)}/{year[-2:].zfill(2)}"
-    return CardDetails(
-        number=_form_text(form.get("cardNumber")),
-        expiry=expiry,
-        cvv=_form_text(form.get("cvv")),
-        cardholder_name=_form_text(form.get("cardholderName")),
-    )
-
-
-def payment_key(payment_id: object) -> str:
-    """The idempotency key of a payment request: the client's paymentId, else a fresh one."""
-    text = payment_id.strip() if isinstance(payment_id, str) else ""
-    return text[:MAX_PAYMENT_KEY_CHARS] if text else f"auto-{uuid.uuid4().hex}"
+# --------------------------------------------------------------------------- the shopper's view
 
 
 def order_status(order: Order) -> dict[str, Any]:
@@ -82,89 +55,9 @@ def order_status(order: Order) -> dict[str, Any]:
         "printifyStatus": order.printify_status,
         "printifyOrderId": order.printify_order_id,
         "trackingNumber": order.tracking_number,
+        "needsAttention": order.attention_reason is not None,
+        "attentionReason": order.attention_reason,
     }
-
-
-def _order_for_update(session: Session, reference: int | str) -> Order:
-    """The order, row-locked on PostgreSQL so parallel payments of one order run one at a time."""
-    order_pk = find_order(session, reference).id
-    locked = session.exec(
-        select(Order)
-        .where(col(Order.id) == order_pk)
-        .with_for_update()
-        .execution_options(populate_existing=True)
-    ).first()
-    if locked is None:  # deleted in between
-        raise NotFoundError("Order not found")
-    return locked
-
-
-def _unchanged(session: Session, order: Order) -> Order:
-    """End the transaction (releasing the row lock) and return the order, loaded."""
-    session.commit()
-    session.refresh(order)
-    return order
-
-
-def pay_order(
-    session: Session,
-    order_id: int | str,
-    card: CardDetails,
-    gateway: PaymentGateway,
-    idempotency_key: str,
-    clock: Clock = utcnow,
-) -> Order:
-    """Charge the order's total once; on success mark it paid and queue it for the provider.
-
-    An order already paid is returned unchanged. A decline marks the payment failed (the order is
-    kept, the shopper may try another card) and re-raises PaymentDeclined; a ValidationError from the
-    card checks propagates and leaves the payment as it was. `order_id` is the database id (int) or
-    the public order number (str).
-    """
-    order = _order_for_update(session, order_id)
-    if order.payment_status == "paid":
-        return _unchanged(session, order)
-    if order.status == "cancelled":
-        session.rollback()
-        raise ConflictError(ORDER_CANCELLED)
-    if order.payment_status == "refunded":
-        session.rollback()
-        raise ConflictError(ORDER_REFUNDED)
-    # Scoped to the order, so a payment id reused for another order can never return this charge.
-    gateway_key = f"{order.number}:{idempotency_key}"
-    try:
-        result = gateway.charge(amount_cents=order.total_cents, card=card, idempotency_key=gateway_key)
-    except PaymentDeclined as exc:
-        order.payment_status = "failed"
-        order.updated_at = clock()
-        session.add(order)
-        session.commit()
-        logger.info("Payment declined for order %s: %s", order.number, exc.reason)
-        raise
-    except BaseException:
-        session.rollback()
-        raise
-
-    order_pk = order.id
-    assert order_pk is not None
-    now = clock()
-    order.payment_status = "paid"
-    order.status = "processing"
-    order.payment_id = result.payment_id
-    order.card_brand = result.brand
-    order.card_last4 = result.last4
-    order.updated_at = now
-    session.add(order)
-    session.add(OutboxJob(kind=SEND_ORDER, order_id=order_pk, next_attempt_at=now, created_at=now))
-    try:
-        session.commit()
-    except IntegrityError:
-        # Another request paid and queued this order first (same payment id, idempotent gateway).
-        session.rollback()
-        return find_order(session, order_pk)
-    logger.info("Order %s paid (payment %s); queued for fulfilment", order.number, result.payment_id)
-    session.refresh(order)
-    return order
 
 
 # --------------------------------------------------------------------------- the provider's order body
@@ -257,7 +150,7 @@ class OrderOutbox:
             if not self._lease(session, job, now):
                 return 0  # another worker claimed it first
             order = session.get(Order, job.order_id)
-            if order is None or order.printify_order_id or order.payment_status != "paid":
+            if order is None or order.printify_order_id or order.payment_status != PaymentStatus.PAID:
                 # Nothing (more) to send: already sent, or no longer a paid order.
                 job.done_at = now
                 if order is not None and not order.printify_order_id:
@@ -269,6 +162,9 @@ class OrderOutbox:
                 answer = self._provider.create_order(self._shop_id, printify_order_body(order, order_items(session, order.id)))
                 provider_id = str(answer["id"])
             except Exception as exc:  # noqa: BLE001 - the job must survive any failure
+                if is_permanent(exc):
+                    self._give_up(session, job, order, exc, now)
+                    return 0
                 self._reschedule(session, job, order, exc, now)
                 # Throttled or down: the other due jobs would fail the same way, so end the round.
                 return _STOP if isinstance(exc, (ProviderRateLimited, ProviderUnavailable)) else 0
@@ -276,7 +172,7 @@ class OrderOutbox:
             job.done_at = now
             job.last_error = None
             order.printify_order_id = provider_id
-            order.printify_status = "pending"
+            order.printify_status = PROVIDER_PENDING
             order.updated_at = now
             session.add(job)
             session.add(order)
@@ -322,6 +218,36 @@ class OrderOutbox:
             )
         else:
             logger.exception("Unexpected error sending order %s (attempt %d)", order.number, job.attempts)
+
+
+    @staticmethod
+    def _give_up(session: Session, job: OutboxJob, order: Order, exc: Exception, now: datetime) -> None:
+        """The provider refused the order for good: stop retrying and flag it for a person."""
+        job.attempts += 1
+        job.done_at = now
+        job.last_error = _describe(exc)[:MAX_ERROR_CHARS]
+        order.attention_reason = provider_reason(exc)[:MAX_ERROR_CHARS]
+        order.updated_at = now
+        session.add(job)
+        session.add(order)
+        session.commit()
+        logger.error("The print provider refused order %s; it needs attention: %s", order.number, job.last_error)
+
+
+def is_permanent(exc: Exception) -> bool:
+    """True for a provider refusal that retrying the same order cannot change (4xx but 401/403/408/429)."""
+    status = exc.status if isinstance(exc, ProviderError) else None
+    return status is not None and 400 <= status < 500 and status not in TEMPORARY_CLIENT_ERRORS
+
+
+def provider_reason(exc: Exception) -> str:
+    """The provider's own reason for a refusal (Printify's errors.reason), else its message."""
+    if isinstance(exc, ProviderError) and isinstance(exc.details, dict):
+        errors = exc.details.get("errors")
+        reason = errors.get("reason") if isinstance(errors, dict) else None
+        if isinstance(reason, str) and reason.strip():
+            return reason.strip()
+    return exc.message if isinstance(exc, ProviderError) else str(exc)
 
 
 def _describe(exc: Exception) -> str:

@@ -21,6 +21,7 @@ CARD_NUMBER_FIELD = "cardNumber"
 EXPIRY_FIELD = "expiryDate"
 CVV_FIELD = "cvv"
 CARDHOLDER_FIELD = "cardholderName"
+CARD_FIELDS = (CARD_NUMBER_FIELD, EXPIRY_FIELD, CVV_FIELD, CARDHOLDER_FIELD)
 
 CARD_NUMBER_REQUIRED = "Card number is required"
 EXPIRY_REQUIRED = "Expiry date is required"

@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import secrets
+import time
 import uuid
 from typing import Any
 
@@ -18,7 +20,7 @@ import reflex as rx
 from storefront.db import session_scope
 from storefront.services import cart, checkout
 from storefront.services.errors import ServiceError, ValidationError
-from storefront.services.money import cents_to_dollars
+from storefront.services.payments import CARD_FIELDS
 from storefront.state.cart import CartState
 
 log = logging.getLogger(__name__)
@@ -26,12 +28,11 @@ log = logging.getLogger(__name__)
 CHECKOUT_FAILED = "Checkout Failed"
 GENERIC_FAILURE = "Something went wrong. Please try again."
 ORDER_PLACED = "Order Placed Successfully!"
-# The card inputs carry only a data-card attribute (no name, no id), so Reflex's form
-# submission never collects them; these scripts read them in the browser instead.
-CARD_FIELDS = ("cardNumber", "expiryDate", "cvv", "cardholderName")
 #: Error keys that a field of the form shows (the rest concern the cart and become a toast).
 FORM_FIELD_PREFIXES = ("customer", "shippingAddress.", "billingAddress.")
 
+# The card inputs carry only a data-card attribute (no name, no id), so Reflex's form
+# submission never collects them; these scripts read them in the browser instead.
 _READ_CARD = (
     "const v = key => (document.querySelector(`[data-card=\"${key}\"]`)?.value ?? ''); "
     "const cardData = {%s};" % ", ".join(f"{key}: v('{key}')" for key in CARD_FIELDS)
@@ -44,20 +45,21 @@ CARD_CHECK_SCRIPT = f"""
   try {{
     const r = await fetch('/api/payments/validate-card', {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, body: JSON.stringify({{cardData}})}});
     const body = await r.json();
-    return {{ok: r.ok, fieldErrors: body.fieldErrors || {{}}}};
+    return {{ok: r.ok, fieldErrors: body.fieldErrors || {{}}, error: body.error || ''}};
   }} catch (e) {{ return {{ok: false, fieldErrors: {{}}}}; }}
 }})()
 """
 
 
-def payment_script(order_id: str, payment_id: str) -> str:
+def payment_script(order_number: str, access_token: str, payment_id: str) -> str:
     """Posts the card fields straight from the page to the payment API; returns the response."""
     return f"""
 (async () => {{
   {_READ_CARD}
   const body = {{paymentId: {json.dumps(payment_id)}, shopId: 'storefront', paymentMethod: 'card', cardData}};
+  const headers = {{'Content-Type': 'application/json', 'Idempotency-Key': {json.dumps(payment_id)}, 'X-Order-Token': {json.dumps(access_token)}}};
   try {{
-    const r = await fetch('/api/printify/orders/' + encodeURIComponent({json.dumps(order_id)}) + '/process-payment', {{method: 'POST', headers: {{'Content-Type': 'application/json', 'Idempotency-Key': {json.dumps(payment_id)}}}, body: JSON.stringify(body)}});
+    const r = await fetch('/api/printify/orders/' + encodeURIComponent({json.dumps(order_number)}) + '/process-payment', {{method: 'POST', headers, body: JSON.stringify(body)}});
     let data = {{}};
     try {{ data = await r.json(); }} catch (e) {{}}
     return {{ok: r.ok, status: r.status, body: data}};
@@ -66,51 +68,14 @@ def payment_script(order_id: str, payment_id: str) -> str:
 """
 
 
-def _nest(form: dict[str, Any]) -> dict[str, Any]:
-    """{'shippingAddress.city': 'X'} -> {'shippingAddress': {'city': 'X'}}."""
-    nested: dict[str, Any] = {}
-    for key, value in form.items():
-        head, _, tail = key.partition(".")
-        if tail:
-            nested.setdefault(head, {})[tail] = value
-        else:
-            nested[key] = value
-    return nested
+def new_payment_id() -> str:
+    """The spec's client payment id: 'pay_', a timestamp and a random string (one per attempt)."""
+    return f"pay_{int(time.time() * 1000)}_{secrets.token_hex(6)}"
 
 
-def order_payload(form: dict[str, Any], lines: list[cart.CartLine], same_as_shipping: bool) -> dict[str, Any]:
-    """The spec's order payload from the form and the cart (prices as the shopper saw them)."""
-    payload = _nest({k: v for k, v in form.items() if k not in CARD_FIELDS})
-    payload["sameAsShipping"] = same_as_shipping
-    if same_as_shipping:
-        payload["billingAddress"] = dict(payload.get("shippingAddress", {}))
-    subtotal = cart.subtotal_cents(lines)
-    shipping = cart.shipping_cents(subtotal)
-    payload["items"] = [
-        {
-            "productId": line.product_id,
-            "printifyProductId": line.product_id,
-            "printifyVariantId": line.variant_id or f"{line.product_id}_{line.size}",
-            "name": line.name,
-            "size": line.size,
-            "price": float(cents_to_dollars(line.price_cents)),
-            "quantity": line.quantity,
-            "imageUrl": line.image,
-        }
-        for line in lines
-    ]
-    payload.update(
-        subtotal=float(cents_to_dollars(subtotal)),
-        shipping=float(cents_to_dollars(shipping)),
-        tax=float(cents_to_dollars(cart.TAX_CENTS)),
-        total=float(cents_to_dollars(subtotal + shipping + cart.TAX_CENTS)),
-    )
-    return payload
-
-
-def _create_order(payload: dict[str, Any], idempotency_key: str) -> str:
+def _place_order(payload: dict[str, Any], idempotency_key: str, access_token: str) -> checkout.PlacedOrder:
     with session_scope() as session:
-        return checkout.create_order(session, payload, idempotency_key).number
+        return checkout.place_order(session, payload, idempotency_key, access_token or None)
 
 
 class CheckoutState(rx.State):
@@ -122,12 +87,17 @@ class CheckoutState(rx.State):
     field_errors: dict[str, str] = {}
     _payload: dict[str, Any] = {}
     _idempotency_key: str = ""
+    # The order this dialog placed and the token that opens it: a retry after a decline pays
+    # (or amends) that order instead of placing another.
+    _order_number: str = ""
+    _access_token: str = ""
 
     @rx.event
     def set_dialog_open(self, value: bool) -> None:
         if value and not self.dialog_open:
             # One key per checkout attempt: double submits and retries reuse the same order.
             self._idempotency_key = uuid.uuid4().hex
+            self._order_number, self._access_token = "", ""
             self.field_errors = {}
         if not self.submitting:
             self.dialog_open = value
@@ -144,7 +114,7 @@ class CheckoutState(rx.State):
         if not lines:
             return rx.toast.error(CHECKOUT_FAILED, description=checkout.NO_ITEMS)
         self.submitting = True
-        self._payload = order_payload(form, lines, self.same_as_shipping)
+        self._payload = checkout.checkout_payload(form, lines, self.same_as_shipping)
         try:
             checkout.validate_order_payload(self._payload)
             self.field_errors = {}
@@ -163,10 +133,10 @@ class CheckoutState(rx.State):
         if self.field_errors or not (result or {}).get("ok"):
             self.submitting = False
             if not self.field_errors:
-                return rx.toast.error(CHECKOUT_FAILED, description=GENERIC_FAILURE)
+                return rx.toast.error(CHECKOUT_FAILED, description=(result or {}).get("error") or GENERIC_FAILURE)
             return None
         try:
-            order_id = await asyncio.to_thread(_create_order, self._payload, self._idempotency_key)
+            placed = await asyncio.to_thread(_place_order, self._payload, self._idempotency_key, self._access_token)
         except ServiceError as error:
             self.submitting = False
             if isinstance(error, ValidationError) and error.field_errors:
@@ -176,8 +146,10 @@ class CheckoutState(rx.State):
             log.exception("order creation failed")
             self.submitting = False
             return rx.toast.error(CHECKOUT_FAILED, description=GENERIC_FAILURE)
+        self._order_number, self._access_token = placed.order.number, placed.access_token
         return rx.call_script(
-            payment_script(order_id, f"pay_{self._idempotency_key}"), callback=CheckoutState.payment_done
+            payment_script(self._order_number, self._access_token, new_payment_id()),
+            callback=CheckoutState.payment_done,
         )
 
     @rx.event
@@ -186,10 +158,10 @@ class CheckoutState(rx.State):
         result = result or {}
         body = result.get("body") or {}
         if result.get("ok"):
-            order = body.get("order") or {}
-            number = order.get("number") or order.get("id") or ""
+            number = self._order_number
             self.dialog_open = False
             self._payload = {}
+            self._order_number, self._access_token = "", ""
             (await self.get_state(CartState)).cart_json = cart.dump_cart([])
             return rx.toast.success(ORDER_PLACED, description=f"Order {number} has been submitted for fulfilment.")
         details = body.get("details")

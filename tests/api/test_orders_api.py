@@ -39,14 +39,24 @@ def _orders(engine: Engine) -> int:
         return session.exec(select(func.count()).select_from(Order)).one()
 
 
-def _place(client: TestClient, tee: Pick, key: str = "checkout-1") -> dict:
+def _place(client: TestClient, tee: Pick, key: str = "checkout-1") -> tuple[str, str]:
+    """Place an order; returns its number and access token."""
     response = client.post(ORDERS, json=order_payload((tee, 1)), headers={"Idempotency-Key": key})
     assert response.status_code == 201, response.text
-    return response.json()["order"]
+    return response.json()["order"]["id"], response.json()["accessToken"]
 
 
 def _payment(card: dict, payment_id: str = "pay_1700000000000_abc123") -> dict:
     return {"paymentId": payment_id, "shopId": "store", "paymentMethod": "card", "cardData": card}
+
+
+def _pay(client: TestClient, number: str, token: str | None, card: dict, payment_id: str = "pay_1700000000000_abc123"):  # type: ignore[no-untyped-def]
+    headers = {"X-Order-Token": token} if token else {}
+    return client.post(f"{ORDERS}/{number}/process-payment", json=_payment(card, payment_id), headers=headers)
+
+
+def _status(client: TestClient, number: str, token: str | None):  # type: ignore[no-untyped-def]
+    return client.get(f"/api/orders/{number}/status", headers={"X-Order-Token": token} if token else {})
 
 
 def test_placing_an_order_answers_201_with_the_order(client: TestClient, tee: Pick) -> None:
@@ -62,10 +72,12 @@ def test_placing_an_order_answers_201_with_the_order(client: TestClient, tee: Pi
 
 
 def test_a_repeated_idempotency_key_returns_the_same_order(client: TestClient, engine: Engine, tee: Pick) -> None:
-    first = _place(client, tee, key="double-click")
-    second = _place(client, tee, key="double-click")
-    assert second["id"] == first["id"]
+    first, _ = _place(client, tee, key="double-click")
+    second, token = _place(client, tee, key="double-click")
+    assert second == first
     assert _orders(engine) == 1
+    # The repeat's answer may be the only one that arrived: its token opens the order.
+    assert _status(client, second, token).status_code == 200
 
 
 def test_the_same_key_with_another_cart_is_a_conflict(client: TestClient, engine: Engine, tee: Pick) -> None:
@@ -111,36 +123,36 @@ def test_a_body_that_is_not_json_is_a_422(client: TestClient) -> None:
 
 
 def test_paying_with_a_good_card_marks_the_order_paid(client: TestClient, engine: Engine, tee: Pick) -> None:
-    number = _place(client, tee)["id"]
-    response = client.post(f"{ORDERS}/{number}/process-payment", json=_payment(GOOD_CARD))
+    number, token = _place(client, tee)
+    response = _pay(client, number, token, GOOD_CARD)
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["success"] is True
     assert (body["order"]["id"], body["order"]["paymentStatus"], body["order"]["status"]) == (number, "paid", "processing")
-    assert body["order"]["cardLast4"] == "4242"
     with Session(engine) as session:
+        assert session.exec(select(Order)).one().card_last4 == "4242"
         assert session.exec(select(func.count()).select_from(OutboxJob)).one() == 1
 
 
 def test_a_retried_payment_charges_once(client: TestClient, engine: Engine, tee: Pick) -> None:
-    number = _place(client, tee)["id"]
-    first = client.post(f"{ORDERS}/{number}/process-payment", json=_payment(GOOD_CARD)).json()
-    again = client.post(f"{ORDERS}/{number}/process-payment", json=_payment(GOOD_CARD)).json()
+    number, token = _place(client, tee)
+    first = _pay(client, number, token, GOOD_CARD).json()
+    again = _pay(client, number, token, GOOD_CARD).json()
     assert again["order"] == first["order"]
 
 
 def test_a_declined_card_is_a_402_with_the_reason(client: TestClient, tee: Pick) -> None:
-    number = _place(client, tee)["id"]
-    response = client.post(f"{ORDERS}/{number}/process-payment", json=_payment(DECLINED_CARD))
+    number, token = _place(client, tee)
+    response = _pay(client, number, token, DECLINED_CARD)
     assert response.status_code == 402
     assert response.json() == {"error": "Payment processing failed", "details": "Your card was declined."}
-    assert client.get(f"/api/orders/{number}/status").json()["paymentStatus"] == "failed"
+    assert _status(client, number, token).json()["paymentStatus"] == "failed"
 
 
 def test_an_invalid_card_is_a_422_with_field_errors(client: TestClient, tee: Pick) -> None:
-    number = _place(client, tee)["id"]
+    number, token = _place(client, tee)
     card = {"cardNumber": "4242", "expiryDate": "1", "cvv": "", "cardholderName": ""}
-    response = client.post(f"{ORDERS}/{number}/process-payment", json=_payment(card))
+    response = _pay(client, number, token, card)
     assert response.status_code == 422
     assert response.json()["details"] == {
         "cardNumber": "Card number is required",
@@ -151,9 +163,9 @@ def test_an_invalid_card_is_a_422_with_field_errors(client: TestClient, tee: Pic
 
 
 def test_expiry_month_and_year_are_accepted(client: TestClient, tee: Pick) -> None:
-    number = _place(client, tee)["id"]
+    number, token = _place(client, tee)
     card = {**GOOD_CARD, "expiryDate": None, "expiryMonth": "12", "expiryYear": "2039"}
-    response = client.post(f"{ORDERS}/{number}/process-payment", json=_payment(card))
+    response = _pay(client, number, token, card)
     assert response.status_code == 200, response.text
 
 
@@ -164,12 +176,14 @@ def test_paying_an_unknown_order_is_a_404(client: TestClient) -> None:
 
 
 def test_order_status_shows_payment_and_fulfilment(client: TestClient, tee: Pick) -> None:
-    number = _place(client, tee)["id"]
-    assert client.get(f"/api/orders/{number}/status").json() == {
+    number, token = _place(client, tee)
+    assert _status(client, number, token).json() == {
         "id": number,
         "status": "pending",
         "paymentStatus": "pending",
         "printifyStatus": None,
         "printifyOrderId": None,
         "trackingNumber": None,
+        "needsAttention": False,
+        "attentionReason": None,
     }

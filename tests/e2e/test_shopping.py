@@ -169,11 +169,11 @@ def _order_row(store: StoreServer, number: str) -> dict:
 
 # A synchronous predicate (Playwright polls it): each call starts one status request when none
 # is in flight and answers with what the last finished request said.
-_SENT_TO_PROVIDER = """number => {
+_SENT_TO_PROVIDER = """([number, token]) => {
     const poll = window.__orderPoll || (window.__orderPoll = {sent: false, busy: false});
     if (!poll.busy) {
         poll.busy = true;
-        fetch('/api/orders/' + encodeURIComponent(number) + '/status')
+        fetch('/api/orders/' + encodeURIComponent(number) + '/status', {headers: {'X-Order-Token': token}})
             .then(r => r.ok ? r.json() : {})
             .then(body => { poll.sent = !!body.printifyOrderId; })
             .finally(() => { poll.busy = false; });
@@ -182,9 +182,18 @@ _SENT_TO_PROVIDER = """number => {
 }"""
 
 
-def wait_until_sent_to_provider(page: Page, number: str) -> None:
+def wait_until_sent_to_provider(page: Page, number: str, token: str) -> None:
     """Let the browser poll the order status API until the outbox has sent the order."""
-    page.wait_for_function(_SENT_TO_PROVIDER, arg=number, polling=250, timeout=30_000)
+    page.wait_for_function(_SENT_TO_PROVIDER, arg=[number, token], polling=250, timeout=30_000)
+
+
+def place_order(page: Page) -> tuple[str, dict]:
+    """Click 'Place Order'; returns the order's access token, as sent with the payment, and the
+    payment's answer."""
+    with page.expect_response(lambda r: r.url.endswith("/process-payment")) as paid:
+        page.get_by_role("dialog").get_by_test_id("place-order").click()
+    response = paid.value
+    return response.request.headers["x-order-token"], {"status": response.status, **response.json()}
 
 
 def test_test_card_purchase_places_a_paid_order_sent_to_the_provider(page: Page, store: StoreServer) -> None:
@@ -196,7 +205,7 @@ def test_test_card_purchase_places_a_paid_order_sent_to_the_provider(page: Page,
     add_to_cart(page, hoodie, "L")
     open_checkout(page)
     fill_checkout(page, TEST_CARD)
-    page.get_by_role("dialog").get_by_test_id("place-order").click()
+    token, _ = place_order(page)
     expect(page.get_by_text("Order Placed Successfully!", exact=True)).to_be_visible()
     expect(page.get_by_role("dialog")).to_have_count(0)
     expect(badge_count(page)).to_have_count(0)
@@ -207,7 +216,7 @@ def test_test_card_purchase_places_a_paid_order_sent_to_the_provider(page: Page,
     assert not [f for f in sent_frames if full_number in f.replace(" ", "") or '"cvv"' in f.lower()]
     toast = page.get_by_text(re.compile(r"Order SF-\d+ has been submitted for fulfilment\."))
     number = re.search(r"SF-\d+", toast.inner_text()).group(0)
-    wait_until_sent_to_provider(page, number)
+    wait_until_sent_to_provider(page, number, token)
     order = _order_row(store, number)
     assert (order["payment_status"], order["status"]) == ("paid", "processing")
     assert order["printify_order_id"]
@@ -224,3 +233,22 @@ def test_declined_card_keeps_the_cart_and_shows_the_reason(page: Page) -> None:
     expect(page.get_by_text("Checkout Failed", exact=True)).to_be_visible()
     expect(page.get_by_text("Your card was declined.", exact=True)).to_be_visible()
     expect(badge_count(page)).to_have_text("1")
+
+
+def test_a_declined_shopper_fixes_the_card_and_pays_in_the_same_dialog(page: Page, store: StoreServer) -> None:
+    add_to_cart(page, product_links(page, "tee")[0], "L")
+    open_checkout(page)
+    fill_checkout(page, DECLINED_CARD)
+    token, declined = place_order(page)
+    assert declined["status"] == 402
+    expect(page.get_by_text("Your card was declined.", exact=True)).to_be_visible()
+    dialog = page.get_by_role("dialog")
+    dialog.get_by_label("Address", exact=True).fill("2 Main Street")
+    dialog.get_by_label("Card number", exact=True).fill(TEST_CARD)
+    retry_token, paid = place_order(page)
+    assert (paid["status"], paid["order"]["paymentStatus"]) == (200, "paid")
+    assert retry_token == token  # the same order, paid
+    expect(page.get_by_text("Order Placed Successfully!", exact=True)).to_be_visible()
+    expect(badge_count(page)).to_have_count(0)
+    order = _order_row(store, paid["order"]["id"])
+    assert (order["address1"], order["payment_status"], order["item_sizes"]) == ("2 Main Street", "paid", ["L"])

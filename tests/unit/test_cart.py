@@ -195,6 +195,9 @@ def test_load_cart_skips_entries_with_missing_or_wrong_fields() -> None:
         {**good, "price": "abc"},
         {**good, "price": -1},
         {**good, "quantity": "lots"},
+        # A quantity is a whole number, here as at checkout: no fractions, no text.
+        {**good, "quantity": 2.7},
+        {**good, "quantity": "2"},
         {**good, "quantity": None},
         {k: v for k, v in good.items() if k != "price"},
     ]
@@ -212,7 +215,7 @@ def test_load_cart_skips_non_finite_prices_and_quantities() -> None:
 
 @pytest.mark.parametrize(
     ("stored", "loaded"),
-    [(0, 1), (-5, 1), (10**9, MAX_LINE_QUANTITY), ("1e999999999", MAX_LINE_QUANTITY), (2.7, 2)],
+    [(0, 1), (-5, 1), (10**9, MAX_LINE_QUANTITY), (1e300, MAX_LINE_QUANTITY), (2.0, 2)],
 )
 def test_load_cart_clamps_quantity_to_one_through_ninety_nine(stored: object, loaded: int) -> None:
     entry = {"id": "a", "name": "A", "price": 10, "size": "M", "image": "", "quantity": stored}

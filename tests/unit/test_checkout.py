@@ -12,6 +12,7 @@ from sqlmodel import Session, select
 
 from storefront.models import CatalogProduct, Order, OrderItem
 from storefront.services import checkout
+from storefront.services.cart import CartLine
 from storefront.services.checkout import PricedLine, create_order, order_totals, validate_order_payload
 from storefront.services.errors import ConflictError, NotFoundError, ValidationError
 from tests.ordering import SHIPPING_ADDRESS, Pick, order_payload, pick, seed_demo
@@ -285,3 +286,23 @@ def test_serialized_order_has_the_admin_fields_in_dollars(seeded: Engine, tee: P
         "id": None, "productId": tee.product_id, "variantId": data["items"][0]["variantId"], "name": tee.name,
         "size": "M", "quantity": 2, "price": tee.price, "imageUrl": data["items"][0]["imageUrl"],
     }
+
+
+def test_the_checkout_form_becomes_the_spec_payload_without_card_data() -> None:
+    lines = [CartLine("p1", "Tee", 6000, "M", "/t.jpg", 2, variant_id="11")]
+    form = {
+        "customerEmail": "ada@example.com",
+        "shippingAddress.city": "Albany",
+        "shippingAddress.zip": "12207",
+        "cardNumber": "4242 4242 4242 4242",
+        "cvv": "123",
+    }
+    payload = checkout.checkout_payload(form, lines, same_as_shipping=True)
+    assert "cardNumber" not in payload and "cvv" not in payload
+    assert payload["shippingAddress"] == payload["billingAddress"] == {"city": "Albany", "zip": "12207"}
+    assert payload["items"][0] | {"imageUrl": "/t.jpg"} == {
+        "productId": "p1", "printifyProductId": "p1", "printifyVariantId": "11", "name": "Tee", "size": "M",
+        "price": 60.0, "quantity": 2, "imageUrl": "/t.jpg",
+    }
+    # One totals rule: $120 is over $100, so shipping is free.
+    assert (payload["subtotal"], payload["shipping"], payload["tax"], payload["total"]) == (120.0, 0.0, 0.0, 120.0)

@@ -16,15 +16,24 @@ from storefront.models import Order, OutboxJob
 from storefront.services.checkout import create_order
 from storefront.services.errors import ValidationError
 from storefront.services.fulfilment import (
+    RETRY_MAX_SECONDS,
     OrderOutbox,
-    card_from_form,
-    pay_order,
+    is_permanent,
+    order_status,
     retry_delay,
     start_outbox_worker,
 )
+from storefront.services.order_access import find_order, reissue_token
+from storefront.services.order_payment import OrderPayments, card_from_form
 from storefront.services.payments import CardDetails, PaymentDeclined, TestPaymentGateway
 from storefront.services.printify.demo import DEMO_SHOP_ID, DemoPrintProvider
-from storefront.services.printify.errors import ProviderRateLimited, ProviderUnavailable
+from storefront.services.printify.errors import (
+    ProviderError,
+    ProviderRateLimited,
+    ProviderUnauthorized,
+    ProviderUnavailable,
+)
+from storefront.services.printify.provider import validation_error
 from storefront.wiring import session_factory
 from tests.ordering import DECLINED_CARD, GOOD_CARD, FakeClock, order_payload, pick, seed_demo
 
@@ -75,9 +84,14 @@ def order_id(engine: Engine, provider: DemoPrintProvider) -> int:
         return create_order(session, order_payload((pick(engine), 2)), "order-key").id
 
 
-def _pay(engine: Engine, order_id: int, card: CardDetails, gateway=None, key: str = "pay_1", clock=None) -> Order:  # type: ignore[no-untyped-def]
+def _pay(engine: Engine, order_id: int | str, card: CardDetails, gateway=None, key: str = "pay_1", clock=None) -> Order:  # type: ignore[no-untyped-def]
+    """Pay as the shopper would: with the order's number and its access token."""
     with Session(engine, expire_on_commit=False) as session:
-        return pay_order(session, order_id, card, gateway or TestPaymentGateway(), key, **({"clock": clock} if clock else {}))
+        order = find_order(session, order_id)
+        token = reissue_token(session, order)
+        session.commit()
+    payments = OrderPayments(session_factory(engine), gateway or TestPaymentGateway(), **({"clock": clock} if clock else {}))
+    return payments.pay(order.number, token, card, key)
 
 
 def _order(engine: Engine, order_id: int) -> Order:
@@ -240,6 +254,60 @@ def test_a_rate_limit_waits_at_least_retry_after(
     _outbox(engine, FlakyProvider(provider, ProviderRateLimited(retry_after=120)), clock).run_due()
     (job,) = _jobs(engine)
     assert job.next_attempt_at == clock.now + timedelta(seconds=120)
+
+
+def _status(engine: Engine, order_id: int) -> dict:
+    with Session(engine) as session:
+        return order_status(session.get(Order, order_id))
+
+
+def test_an_order_the_provider_refuses_stops_retrying_and_needs_attention(
+    engine: Engine, order_id: int, provider: DemoPrintProvider, clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    _pay(engine, order_id, GOOD, clock=clock)
+    refused = FlakyProvider(provider, validation_error("address_to.zip: The address to.zip is invalid."))
+    outbox = _outbox(engine, refused, clock)
+    with caplog.at_level(logging.WARNING, logger="storefront.services.fulfilment"):
+        assert outbox.run_due() == 0
+        for _ in range(3):
+            clock.advance(RETRY_MAX_SECONDS)
+            assert outbox.run_due() == 0
+    assert refused.calls == 1
+    (job,) = _jobs(engine)
+    assert job.done_at == clock.now - timedelta(seconds=3 * RETRY_MAX_SECONDS)
+    assert "address_to.zip" in (job.last_error or "")
+    status = _status(engine, order_id)
+    assert status["needsAttention"] is True
+    assert status["attentionReason"] == "address_to.zip: The address to.zip is invalid."
+    assert (status["paymentStatus"], status["printifyOrderId"]) == ("paid", None)
+    assert [r.levelname for r in caplog.records] == ["ERROR"]
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        ProviderUnavailable("Print provider unavailable", status=503),
+        ProviderRateLimited(retry_after=5),
+        ProviderUnauthorized(),
+        ProviderError("Request Timeout", status=408),
+    ],
+    ids=["503", "429", "401", "408"],
+)
+def test_temporary_provider_errors_keep_the_backoff(
+    engine: Engine, order_id: int, provider: DemoPrintProvider, clock: FakeClock, error: Exception
+) -> None:
+    _pay(engine, order_id, GOOD, clock=clock)
+    _outbox(engine, FlakyProvider(provider, error), clock).run_due()
+    (job,) = _jobs(engine)
+    assert (job.done_at, job.attempts) == (None, 1)
+    assert _status(engine, order_id)["needsAttention"] is False
+
+
+@pytest.mark.parametrize(
+    ("status", "permanent"), [(400, True), (404, True), (422, True), (401, False), (403, False), (429, False), (500, False)]
+)
+def test_which_provider_errors_are_permanent(status: int, permanent: bool) -> None:
+    assert is_permanent(ProviderError("x", status=status)) is permanent
 
 
 @pytest.mark.parametrize(

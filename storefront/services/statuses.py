@@ -1,0 +1,40 @@
+"""The statuses an order, its payment and its charge attempts move through (stored as their values)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class OrderStatus(StrEnum):
+    """Where an order stands (spec section 4)."""
+
+    PENDING = "pending"
+    PROCESSING = "processing"
+    FULFILLED = "fulfilled"
+    CANCELLED = "cancelled"
+
+
+class PaymentStatus(StrEnum):
+    """Where an order's payment stands; CHARGING marks an order claimed by one payment request."""
+
+    PENDING = "pending"
+    CHARGING = "charging"
+    PAID = "paid"
+    FAILED = "failed"
+    REFUNDED = "refunded"
+
+
+#: Payment statuses from which a new charge may start (and the order may still be changed).
+PAYABLE = (PaymentStatus.PENDING, PaymentStatus.FAILED)
+
+
+class AttemptStatus(StrEnum):
+    """The outcome of one charge attempt sent to the gateway."""
+
+    STARTED = "started"
+    APPROVED = "approved"
+    DECLINED = "declined"
+    #: The card failed the gateway's own checks (number, expiry, CVV); nothing was charged.
+    INVALID = "invalid"
+    #: The gateway call failed unexpectedly; the outcome is unknown to us.
+    ERROR = "error"

@@ -1,0 +1,51 @@
+"""Fixed-window counters in the database, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import func
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, select
+
+from storefront.models import RateCounter
+from storefront.services.errors import TooManyRequestsError
+from storefront.services.rate_limit import RateLimiter
+from storefront.wiring import session_factory
+from tests.ordering import FakeClock
+
+MESSAGE = "Slow down."
+
+
+def _limiter(engine: Engine, clock: FakeClock, limit: int = 2) -> RateLimiter:
+    return RateLimiter(session_factory(engine), limit=limit, window_seconds=60, message=MESSAGE, clock=clock)
+
+
+def test_requests_over_the_limit_are_refused_with_the_wait(engine: Engine) -> None:
+    clock = FakeClock()
+    clock.advance(15)  # 15 s into a minute
+    limiter = _limiter(engine, clock)
+    limiter.check("pay:1.2.3.4")
+    limiter.check("pay:1.2.3.4")
+    with pytest.raises(TooManyRequestsError) as refused:
+        limiter.check("pay:1.2.3.4")
+    assert (refused.value.message, refused.value.retry_after) == (MESSAGE, 45)
+
+
+def test_each_key_has_its_own_count(engine: Engine) -> None:
+    limiter = _limiter(engine, FakeClock(), limit=1)
+    limiter.check("pay:1.2.3.4")
+    limiter.check("pay:5.6.7.8")
+    with pytest.raises(TooManyRequestsError):
+        limiter.check("pay:1.2.3.4")
+
+
+def test_a_new_window_starts_afresh_and_old_windows_are_dropped(engine: Engine) -> None:
+    clock = FakeClock()
+    limiter = _limiter(engine, clock, limit=1)
+    limiter.check("a")
+    with pytest.raises(TooManyRequestsError):
+        limiter.check("a")
+    clock.advance(60)
+    limiter.check("a")
+    with Session(engine) as session:
+        assert session.exec(select(func.count()).select_from(RateCounter)).one() == 1
