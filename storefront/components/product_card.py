@@ -3,7 +3,7 @@
 import reflex as rx
 
 from storefront.components import styles
-from storefront.services.catalog import ONE_SIZE, PLACEHOLDER_IMAGE
+from storefront.services.catalog import PLACEHOLDER_IMAGE
 from storefront.state.cart import CartState
 
 # Swaps a broken image for the placeholder once (the flag stops a loop if that fails too).
@@ -25,6 +25,28 @@ def product_image(src: rx.Var | str, alt: rx.Var | str, height: str = "260px") -
     )
 
 
+def quick_add_button(**props) -> rx.Component:
+    return rx.button(rx.icon("plus", size=16), "Quick Add", width="100%", white_space="nowrap", **props)
+
+
+def quick_add_control(product: rx.Var) -> rx.Component:
+    """Quick Add: a size menu when the product comes in several sizes, else one button."""
+    product_id = product["id"].to(str)
+    return rx.cond(
+        product["sizes"].length() > 1,
+        rx.dropdown_menu.root(
+            rx.dropdown_menu.trigger(quick_add_button()),
+            rx.dropdown_menu.content(
+                rx.foreach(
+                    product["sizes"],
+                    lambda size: rx.dropdown_menu.item(size, on_select=CartState.add(product_id, size, "")),
+                ),
+            ),
+        ),
+        quick_add_button(on_click=CartState.quick_add(product_id)),
+    )
+
+
 def product_card(product: rx.Var, quick_add: bool = True) -> rx.Component:
     """A listing card: image, two-line title, price or N/A, View Details and Quick Add."""
     return rx.card(
@@ -43,19 +65,7 @@ def product_card(product: rx.Var, quick_add: bool = True) -> rx.Component:
                     rx.button("View Details", variant="outline", width="100%", white_space="nowrap"),
                     href="/product/" + product["id"].to(str),
                 ),
-                *(
-                    [
-                        rx.button(
-                            rx.icon("plus", size=16),
-                            "Quick Add",
-                            on_click=CartState.add(product["id"].to(str), ONE_SIZE, ""),
-                            width="100%",
-                            white_space="nowrap",
-                        )
-                    ]
-                    if quick_add
-                    else []
-                ),
+                *([quick_add_control(product)] if quick_add else []),
                 columns=rx.breakpoints(initial="2", sm="1", xl="2") if quick_add else "1",
                 spacing="2",
                 width="100%",

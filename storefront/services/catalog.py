@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TypeVar
 
 from sqlalchemy import func
@@ -24,7 +24,6 @@ _Row = TypeVar("_Row", CatalogVariant, CatalogImage)
 
 PLACEHOLDER_IMAGE = "/images/product-placeholder.jpg"
 SIZE_ORDER: tuple[str, ...] = ("XS", "S", "M", "L", "XL", "2XL", "3XL", "4XL", "5XL")
-ONE_SIZE = "One Size"
 PRODUCT_NOT_FOUND = "Product not found"
 SIZE_NOT_AVAILABLE = "Size not available"
 PREVIEW_POSITION = "preview"
@@ -36,11 +35,28 @@ _SPACE = re.compile(r"\s+")
 # --------------------------------------------------------------------------- collection derivation
 
 
+def _word_pattern(words: Iterable[str]) -> re.Pattern[str]:
+    """Any of `words` as a whole word, case-insensitive, optionally plural ('Zetas', 'Redz')."""
+    alternatives = "|".join(re.escape(word) for word in words)
+    return re.compile(rf"\b(?:{alternatives})[sz]?\b", re.IGNORECASE)
+
+
+# An explicit collection key outranks every looser keyword ('HWDRN tee for a Kappa' is hwdrn).
+_KEY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (collection.key, _word_pattern([collection.key])) for collection in DERIVATION_ORDER
+)
+_KEYWORD_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (collection.key, _word_pattern(collection.keywords)) for collection in DERIVATION_ORDER
+)
+
+
 def _matching_collection(text: str) -> str | None:
-    lowered = text.lower()
-    for collection in DERIVATION_ORDER:
-        if any(keyword in lowered for keyword in collection.keywords):
-            return collection.key
+    """The collection named in `text`: keys first, then keywords, each in the spec's order."""
+    text = text.replace("\u2019", "'")  # a typographic apostrophe still spells K's
+    for patterns in (_KEY_PATTERNS, _KEYWORD_PATTERNS):
+        found = next((key for key, pattern in patterns if pattern.search(text)), None)
+        if found is not None:
+            return found
     return None
 
 
@@ -58,7 +74,7 @@ def derive_collection(tags: Iterable[str], title: str, description: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ProductSummary:
-    """A product as a listing card shows it; price in cents, None when it has no variants."""
+    """A product as a listing card shows it; price in cents, None when no variant is enabled."""
 
     id: str
     name: str
@@ -68,14 +84,15 @@ class ProductSummary:
     collection_key: str
     is_active: bool
     has_variants: bool
+    sizes: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class ProductDetail(ProductSummary):
-    """A product as its detail page shows it: summary plus HTML description and offered sizes."""
+    """A product as its detail page shows it: summary plus HTML description and each size's price."""
 
     description_html: str
-    sizes: tuple[str, ...]
+    size_prices: dict[str, int]
     is_sample: bool
 
 
@@ -115,23 +132,44 @@ def enabled_sizes(variants: Iterable[CatalogVariant]) -> tuple[str, ...]:
     return tuple(sorted(seen, key=lambda size: rank.get(size, len(SIZE_ORDER))))
 
 
-def _first_price(variants: Sequence[CatalogVariant]) -> int | None:
-    """Price of the first variant in provider order (enabled or not), None without variants."""
-    ordered = sorted(variants, key=lambda v: v.sort_order)
-    return ordered[0].price_cents if ordered else None
+def first_enabled_variant(variants: Iterable[CatalogVariant], size: str | None = None) -> CatalogVariant | None:
+    """The variant a line ships: the first enabled one in provider order, of exactly `size` when
+    given (an empty size matches nothing), of any size when None."""
+    for variant in sorted(variants, key=lambda v: v.sort_order):
+        if variant.is_enabled and (size is None or (size and variant.size == size)):
+            return variant
+    return None
+
+
+def listing_price(variants: Iterable[CatalogVariant]) -> int | None:
+    """Price of the first enabled variant in provider order, None when none is enabled."""
+    variant = first_enabled_variant(variants)
+    return variant.price_cents if variant is not None else None
+
+
+def size_prices(variants: Sequence[CatalogVariant]) -> dict[str, int]:
+    """Each offered size's price: what line_price charges for that size."""
+    prices: dict[str, int] = {}
+    for size in enabled_sizes(variants):
+        variant = first_enabled_variant(variants, size)
+        if variant is not None:
+            prices[size] = variant.price_cents
+    return prices
 
 
 def _summary(row: CatalogProduct, variants: Sequence[CatalogVariant], images: Sequence[CatalogImage]) -> ProductSummary:
     """The listing card of a cached product."""
+    price_cents = listing_price(variants)
     return ProductSummary(
         id=row.id,
         name=row.title,
         description=plain_text(row.description),
-        price_cents=_first_price(variants),
+        price_cents=price_cents,
         image_url=pick_image(images),
         collection_key=row.collection_key,
         is_active=row.is_active,
-        has_variants=bool(variants),
+        has_variants=price_cents is not None,
+        sizes=enabled_sizes(variants),
     )
 
 
@@ -139,16 +177,9 @@ def _detail(row: CatalogProduct, variants: Sequence[CatalogVariant], images: Seq
     """The detail view of a cached product."""
     summary = _summary(row, variants, images)
     return ProductDetail(
-        id=summary.id,
-        name=summary.name,
-        description=summary.description,
-        price_cents=summary.price_cents,
-        image_url=summary.image_url,
-        collection_key=summary.collection_key,
-        is_active=summary.is_active,
-        has_variants=summary.has_variants,
+        **{field.name: getattr(summary, field.name) for field in fields(summary)},
         description_html=row.description,
-        sizes=enabled_sizes(variants),
+        size_prices=size_prices(variants),
         is_sample=False,
     )
 
@@ -157,7 +188,8 @@ def _detail(row: CatalogProduct, variants: Sequence[CatalogVariant], images: Seq
 
 
 def _sample(product_id: str, name: str, price_cents: int, description_html: str) -> ProductDetail:
-    """One built-in sample product (swdnn, sizes S-XL, placeholder image)."""
+    """One built-in sample product (swdnn, sizes S-XL at one price, placeholder image)."""
+    sizes = ("S", "M", "L", "XL")
     return ProductDetail(
         id=product_id,
         name=name,
@@ -167,8 +199,9 @@ def _sample(product_id: str, name: str, price_cents: int, description_html: str)
         collection_key=DEFAULT_COLLECTION_KEY,
         is_active=True,
         has_variants=True,
+        sizes=sizes,
         description_html=description_html,
-        sizes=("S", "M", "L", "XL"),
+        size_prices=dict.fromkeys(sizes, price_cents),
         is_sample=True,
     )
 
@@ -300,18 +333,11 @@ def get_product(session: Session, product_id: str) -> ProductDetail:
 
 
 def line_price(session: Session, product_id: str, size: str) -> LinePrice:
-    """Unit price of a cart line: first enabled variant of that size (any size for One Size)."""
+    """Unit price of a cart line: the first enabled variant of exactly that size."""
     row = _shown_product(session, product_id)
     if row is None:  # unknown, hidden, or a sample (samples cannot be ordered)
         raise NotFoundError(PRODUCT_NOT_FOUND)
-    statement = select(CatalogVariant).where(
-        col(CatalogVariant.product_id) == row.id, col(CatalogVariant.is_enabled).is_(True)
-    )
-    if size != ONE_SIZE:
-        statement = statement.where(col(CatalogVariant.size) == size)
-    variant = session.exec(
-        statement.order_by(col(CatalogVariant.sort_order), col(CatalogVariant.id)).limit(1)
-    ).first()
+    variant = first_enabled_variant(_variants_by_product(session, [row.id])[row.id], size)
     if variant is None:
         raise ValidationError(SIZE_NOT_AVAILABLE, {"size": SIZE_NOT_AVAILABLE})
     return LinePrice(price_cents=variant.price_cents, variant_id=str(variant.variant_id))

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import re
 from datetime import datetime, timezone
 from typing import Any
 
 from sqlmodel import Session, delete, select
 
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant, utcnow
-from storefront.services.catalog import derive_collection
+from storefront.services.catalog import derive_collection, plain_text
 from storefront.services.printify.provider import PrintProvider
 
 #: The provider refuses pages larger than 50 products.
@@ -57,10 +56,6 @@ def _variant_color_size(variant: dict[str, Any], titles: dict[int, tuple[str, st
     return color, size
 
 
-def _plain_text(html: str) -> str:
-    return re.sub(r"<[^>]+>", " ", html or "")
-
-
 def upsert_product(session: Session, product: dict[str, Any], shop_id: int) -> CatalogProduct:
     """Write one provider product, its variants and images into the cache (replacing old rows)."""
     product_id = str(product["id"])
@@ -75,7 +70,7 @@ def upsert_product(session: Session, product: dict[str, Any], shop_id: int) -> C
     row.description = description
     row.tags_json = json.dumps(tags)
     if not row.collection_assigned:
-        row.collection_key = derive_collection(tags, title, _plain_text(description))
+        row.collection_key = derive_collection(tags, title, plain_text(description))
     row.is_published = bool(product.get("is_published", product.get("visible", False)))
     row.blueprint_id = product.get("blueprint_id")
     row.print_provider_id = product.get("print_provider_id")

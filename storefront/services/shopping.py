@@ -15,14 +15,19 @@ NO_VARIANTS_TITLE = "Cannot add to cart"
 NO_VARIANTS_TEXT = "No variants available for this product"
 
 
-def new_cart_line(session: Session, product_id: str, size: str, quantity: int = 1) -> CartLine:
-    """A cart line priced from the catalogue; refuses a missing size or a product without variants."""
-    if not size:
-        raise ValidationError(SIZE_REQUIRED, {"size": SIZE_REQUIRED})
-    product = catalog.get_product(session, product_id)
+def _no_variants() -> ValidationError:
+    return ValidationError(NO_VARIANTS_TEXT, {"size": NO_VARIANTS_TEXT})
+
+
+def _size_required() -> ValidationError:
+    return ValidationError(SIZE_REQUIRED, {"size": SIZE_REQUIRED})
+
+
+def _priced_line(session: Session, product: catalog.ProductDetail, size: str, quantity: int) -> CartLine:
+    """The line for `size` of a loaded product, priced by catalog.line_price."""
     if not product.has_variants and not product.is_sample:
-        raise ValidationError(NO_VARIANTS_TEXT, {"size": NO_VARIANTS_TEXT})
-    price = catalog.line_price(session, product_id, size)
+        raise _no_variants()
+    price = catalog.line_price(session, product.id, size)
     return CartLine(
         product_id=product.id,
         name=product.name,
@@ -32,6 +37,23 @@ def new_cart_line(session: Session, product_id: str, size: str, quantity: int = 
         quantity=quantity,
         variant_id=price.variant_id,
     )
+
+
+def new_cart_line(session: Session, product_id: str, size: str, quantity: int = 1) -> CartLine:
+    """A cart line priced from the catalogue; refuses a missing size or a product without variants."""
+    if not size:
+        raise _size_required()
+    return _priced_line(session, catalog.get_product(session, product_id), size, quantity)
+
+
+def quick_add_line(session: Session, product_id: str) -> CartLine:
+    """Quick Add's line: the product's only size; a product with several sizes needs a choice."""
+    product = catalog.get_product(session, product_id)
+    if not product.has_variants or not product.sizes:
+        raise _no_variants()
+    if len(product.sizes) > 1:
+        raise _size_required()
+    return _priced_line(session, product, product.sizes[0], 1)
 
 
 def refresh_lines(session: Session, lines: Sequence[CartLine]) -> tuple[list[CartLine], int]:

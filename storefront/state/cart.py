@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Callable
 from typing import TypedDict
 
 import reflex as rx
@@ -15,6 +16,7 @@ from storefront.services.shopping import (
     NO_VARIANTS_TEXT,
     NO_VARIANTS_TITLE,
     new_cart_line,
+    quick_add_line,
     refresh_lines,
 )
 
@@ -37,6 +39,18 @@ class CartRow(TypedDict):
 def _priced_line(product_id: str, size: str) -> cart.CartLine:
     with session_scope() as session:
         return new_cart_line(session, product_id, size)
+
+
+def _quick_add_line(product_id: str) -> cart.CartLine:
+    with session_scope() as session:
+        return quick_add_line(session, product_id)
+
+
+def _refusal_toast(error: ValidationError | NotFoundError) -> rx.event.EventSpec:
+    """The spec's toast for a pick the catalogue refuses."""
+    if error.message == NO_VARIANTS_TEXT:
+        return rx.toast.error(NO_VARIANTS_TITLE, description=NO_VARIANTS_TEXT)
+    return rx.toast.error(error.message)
 
 
 def _refreshed(lines: list[cart.CartLine]) -> tuple[list[cart.CartLine], int]:
@@ -76,15 +90,15 @@ class CartState(rx.State):
 
     @rx.var
     def subtotal(self) -> str:
-        return format_usd(cart.subtotal_cents(self._lines()))
+        return format_usd(cart.cart_totals(self._lines()).subtotal_cents)
 
     @rx.var
     def shipping(self) -> str:
-        return format_usd(cart.shipping_cents(cart.subtotal_cents(self._lines())))
+        return format_usd(cart.cart_totals(self._lines()).shipping_cents)
 
     @rx.var
     def total(self) -> str:
-        return format_usd(cart.total_cents(self._lines()))
+        return format_usd(cart.cart_totals(self._lines()).total_cents)
 
     @rx.event
     def increment(self, product_id: str, size: str) -> None:
@@ -116,22 +130,29 @@ class CartState(rx.State):
         if dropped:
             yield rx.toast.warning(ITEMS_REMOVED)
 
-    @rx.event(background=True)
-    async def add(self, product_id: str, size: str, then_go_to: str = ""):
-        """Price the pick from the catalogue and add it; `then_go_to` is for Buy Now."""
+    async def _add_priced(
+        self, price_line: Callable[[], cart.CartLine], then_go_to: str = ""
+    ) -> AsyncIterator[rx.event.EventSpec]:
+        """Price a line off the event loop, add it, and yield the toasts (and Buy Now's redirect)."""
         try:
-            line = await asyncio.to_thread(_priced_line, product_id, size)
-        except ValidationError as error:
-            if error.message == NO_VARIANTS_TEXT:
-                yield rx.toast.error(NO_VARIANTS_TITLE, description=NO_VARIANTS_TEXT)
-            else:
-                yield rx.toast.error(error.message)
-            return
-        except NotFoundError as error:
-            yield rx.toast.error(error.message)
+            line = await asyncio.to_thread(price_line)
+        except (ValidationError, NotFoundError) as error:
+            yield _refusal_toast(error)
             return
         async with self:
             self._save(cart.add_line(self._lines(), line))
         yield rx.toast.success(ADDED_TITLE, description=f"{line.name} - Size {line.size}")
         if then_go_to:
             yield rx.redirect(then_go_to)
+
+    @rx.event(background=True)
+    async def add(self, product_id: str, size: str, then_go_to: str = ""):
+        """Price the pick from the catalogue and add it; `then_go_to` is for Buy Now."""
+        async for event in self._add_priced(lambda: _priced_line(product_id, size), then_go_to):
+            yield event
+
+    @rx.event(background=True)
+    async def quick_add(self, product_id: str):
+        """Quick Add on a card whose product comes in one size: add that size."""
+        async for event in self._add_priced(lambda: _quick_add_line(product_id)):
+            yield event

@@ -32,6 +32,7 @@ class ProductCard(TypedDict):
     price: str
     image: str
     has_variants: bool
+    sizes: list[str]
 
 
 def price_label(price_cents: int | None) -> str:
@@ -46,6 +47,7 @@ def to_card(product: catalog.ProductSummary) -> ProductCard:
         price=price_label(product.price_cents),
         image=product.image_url,
         has_variants=product.has_variants,
+        sizes=list(product.sizes),
     )
 
 
@@ -185,7 +187,8 @@ class ProductDetailState(rx.State):
 
     product_id: str = ""
     name: str = ""
-    price: str = ""
+    listing_price: str = ""
+    size_prices: dict[str, str] = {}
     image: str = ""
     description: str = ""
     sizes: list[str] = []
@@ -193,6 +196,11 @@ class ProductDetailState(rx.State):
     selected_size: str = ""
     loading: bool = True
     not_found: bool = False
+
+    @rx.var
+    def price(self) -> str:
+        """The chosen size's price (what the cart will charge), else the listing price."""
+        return self.size_prices.get(self.selected_size, self.listing_price)
 
     @rx.var
     def provider_url(self) -> str:
@@ -218,13 +226,13 @@ class ProductDetailState(rx.State):
         async with self:
             self.product_id = product.id
             self.name = product.name
-            self.price = price_label(product.price_cents)
+            self.listing_price = price_label(product.price_cents)
+            self.size_prices = {size: format_usd(cents) for size, cents in product.size_prices.items()}
             self.image = product.image_url
             self.description = product.description
             self.sizes = list(product.sizes)
             self.is_sample = product.is_sample
             self.loading = False
-
 
 
 def _load_detail(product_id: str) -> catalog.ProductDetail:

@@ -14,7 +14,6 @@ from sqlmodel import Session
 from storefront.collections import COLLECTIONS
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
 from storefront.services.catalog import (
-    ONE_SIZE,
     PLACEHOLDER_IMAGE,
     SAMPLE_PRODUCTS,
     LinePrice,
@@ -185,9 +184,20 @@ def test_summary_description_is_plain_text(session: Session) -> None:
     assert search_products(session)[0].description == "Soft & warm cotton tee"
 
 
-def test_price_is_the_first_variant_in_provider_order_even_when_disabled(session: Session) -> None:
+def test_price_is_the_first_enabled_variant_in_provider_order(session: Session) -> None:
     add(session, printify_product("p", "Tee", variants=[(1, "S", 3000, False), (2, "M", 2500, True)]))
-    assert search_products(session)[0].price_cents == 3000
+    assert search_products(session)[0].price_cents == 2500
+
+
+def test_product_whose_variants_are_all_disabled_has_no_price(session: Session) -> None:
+    add(session, printify_product("p", "Tee", variants=[(1, "S", 3000, False), (2, "M", 2500, False)]))
+    summary = search_products(session)[0]
+    assert (summary.price_cents, summary.has_variants, summary.sizes) == (None, False, ())
+
+
+def test_summary_lists_the_sizes_offered(session: Session) -> None:
+    add(session, printify_product("p", "Tee", variants=[(1, "L", 2600, True), (2, "S", 2500, True), (3, "M", 2500, False)]))
+    assert search_products(session)[0].sizes == ("S", "L")
 
 
 def test_product_without_variants_has_no_price(session: Session) -> None:
@@ -256,6 +266,29 @@ def test_get_product_returns_the_cached_product_with_sizes(session: Session) -> 
     assert (detail.sizes, detail.description_html, detail.is_sample) == (("S", "L"), "<p>Soft</p>", False)
 
 
+def test_detail_prices_each_size_as_the_cart_will(session: Session) -> None:
+    variants = [(1, "S", 3000, False), (2, "S", 2400, True), (3, "M", 2500, True), (4, "M", 2700, True),
+                (5, "XL", 2900, True)]
+    add(session, printify_product("p", "Tee", variants=variants))
+    detail = get_product(session, "p")
+    assert detail.size_prices == {"S": 2400, "M": 2500, "XL": 2900}
+    assert detail.size_prices == {size: line_price(session, "p", size).price_cents for size in detail.sizes}
+    assert detail.price_cents == 2400
+
+
+def test_demo_card_and_detail_prices_match_what_the_cart_charges(demo: Session) -> None:
+    for summary in search_products(demo):
+        detail = get_product(demo, summary.id)
+        charged = {size: line_price(demo, summary.id, size).price_cents for size in summary.sizes}
+        assert summary.price_cents == charged[summary.sizes[0]], summary.name
+        assert detail.size_prices == charged, summary.name
+
+
+def test_sample_sizes_all_cost_the_sample_price(session: Session) -> None:
+    sample = get_product(session, "sample-2")
+    assert sample.size_prices == dict.fromkeys(sample.sizes, 4999)
+
+
 def test_get_product_falls_back_to_the_sample_products(session: Session) -> None:
     assert [get_product(session, f"sample-{i}").price_cents for i in (1, 2, 3)] == [2499, 4999, 1999]
 
@@ -294,10 +327,11 @@ def test_line_price_is_the_first_enabled_variant_of_that_size(session: Session) 
     assert line_price(session, "p", "M") == LinePrice(price_cents=2500, variant_id="2")
 
 
-def test_line_price_for_one_size_is_the_first_enabled_variant(session: Session) -> None:
+@pytest.mark.parametrize("size", ["One Size", "", "L", "m"])
+def test_line_price_of_a_size_no_variant_has_is_rejected(session: Session, size: str) -> None:
     add(session, printify_product("p", "Tee", variants=VARIANTS))
-    price = line_price(session, "p", ONE_SIZE)
-    assert (price.price_cents, price.variant_id) == (2500, "2")
+    with pytest.raises(ValidationError, match="^Size not available$"):
+        line_price(session, "p", size)
 
 
 def test_line_price_of_a_size_with_only_disabled_variants_is_rejected(session: Session) -> None:

@@ -87,3 +87,10 @@ def test_provider_timestamps_are_parsed_as_utc() -> None:
     parsed = parse_provider_time("2017-04-18 13:24:28+02:00")
     assert (parsed.hour, parsed.utcoffset()) == (11, timedelta(0))
     assert parse_provider_time("not a date") is None
+
+
+def test_placement_reads_the_description_with_entities_decoded(engine: Engine, provider: DemoPrintProvider) -> None:
+    product = {**provider.list_products(provider.list_shops()[0]["id"])["data"][0]}
+    product.update(tags=["T-Shirt"], title="Classic Tee", description="<p>Made for the K&#39;s</p>")
+    with Session(engine) as session:
+        assert upsert_product(session, product, 1).collection_key == "hwdkn"

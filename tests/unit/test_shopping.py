@@ -5,12 +5,18 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy.engine import Engine
-from sqlmodel import Session
+from sqlmodel import Session, col, update
 
-from storefront.models import CatalogProduct
-from storefront.services.catalog import ONE_SIZE
+from storefront.models import CatalogProduct, CatalogVariant
+from storefront.services.catalog import line_price
 from storefront.services.errors import NotFoundError, ValidationError
-from storefront.services.shopping import SIZE_REQUIRED, new_cart_line, refresh_lines
+from storefront.services.shopping import (
+    NO_VARIANTS_TEXT,
+    SIZE_REQUIRED,
+    new_cart_line,
+    quick_add_line,
+    refresh_lines,
+)
 from tests.ordering import pick, seed_demo
 
 
@@ -18,6 +24,17 @@ from tests.ordering import pick, seed_demo
 def seeded(engine: Engine, tmp_path: Path) -> Engine:
     seed_demo(engine, tmp_path)
     return engine
+
+
+def offer_only(engine: Engine, product_id: str, sizes: set[str]) -> None:
+    """Disable every variant of the product whose size is not in `sizes`."""
+    with Session(engine) as session:
+        session.exec(
+            update(CatalogVariant)
+            .where(col(CatalogVariant.product_id) == product_id, col(CatalogVariant.size).not_in(sizes))
+            .values(is_enabled=False)
+        )
+        session.commit()
 
 
 def test_a_cart_line_is_priced_from_the_catalogue(seeded: Engine) -> None:
@@ -35,10 +52,36 @@ def test_a_missing_size_is_refused_with_the_spec_message(seeded: Engine) -> None
     assert raised.value.message == SIZE_REQUIRED == "Please select a size"
 
 
-def test_quick_add_uses_one_size(seeded: Engine) -> None:
+def test_quick_add_of_a_one_size_product_adds_that_size_at_its_price(seeded: Engine) -> None:
     chosen = pick(seeded)
+    offer_only(seeded, chosen.product_id, {"L"})
     with Session(seeded) as session:
-        assert new_cart_line(session, chosen.product_id, ONE_SIZE).size == ONE_SIZE
+        line = quick_add_line(session, chosen.product_id)
+        expected = line_price(session, chosen.product_id, "L")
+    assert (line.size, line.quantity, line.price_cents, line.variant_id) == (
+        "L", 1, expected.price_cents, expected.variant_id
+    )
+
+
+def test_quick_add_of_a_product_with_several_sizes_asks_for_one(seeded: Engine) -> None:
+    chosen = pick(seeded)
+    with Session(seeded) as session, pytest.raises(ValidationError) as raised:
+        quick_add_line(session, chosen.product_id)
+    assert raised.value.message == SIZE_REQUIRED
+
+
+def test_quick_add_of_a_product_without_enabled_variants_is_refused_with_the_spec_message(seeded: Engine) -> None:
+    chosen = pick(seeded)
+    offer_only(seeded, chosen.product_id, set())
+    with Session(seeded) as session, pytest.raises(ValidationError) as raised:
+        quick_add_line(session, chosen.product_id)
+    assert raised.value.message == NO_VARIANTS_TEXT == "No variants available for this product"
+
+
+def test_a_size_the_product_does_not_come_in_is_refused(seeded: Engine) -> None:
+    chosen = pick(seeded)
+    with Session(seeded) as session, pytest.raises(ValidationError, match="^Size not available$"):
+        new_cart_line(session, chosen.product_id, "One Size")
 
 
 def test_sample_products_cannot_be_ordered(seeded: Engine) -> None:
