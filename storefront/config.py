@@ -76,8 +76,9 @@ class Settings:
         return not self.printify_api_token
 
     @property
-    def admin_uses_default_credentials(self) -> bool:
-        return not (_env("ADMIN_USERNAME") or _env("ADMIN_PASSWORD"))
+    def admin_uses_default_password(self) -> bool:
+        """True while no ADMIN_PASSWORD is set (whatever ADMIN_USERNAME says): the login shows the hint."""
+        return not _env("ADMIN_PASSWORD")
 
 
 @lru_cache(maxsize=1)

@@ -202,3 +202,17 @@ class OutboxJob(SQLModel, table=True):
     last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     done_at: datetime | None = Field(default=None, index=True)
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class AdminSession(SQLModel, table=True):
+    """A signed-in admin; the browser holds the token, the database only its SHA-256."""
+
+    __tablename__ = "admin_session"
+
+    id: int | None = Field(default=None, primary_key=True)
+    token_hash: str = Field(max_length=64, unique=True)
+    username: str = Field(max_length=100)
+    client: str = Field(default="", max_length=64)
+    created_at: datetime = Field(default_factory=utcnow)
+    expires_at: datetime = Field(index=True)
+    revoked_at: datetime | None = Field(default=None)

@@ -8,7 +8,9 @@ from functools import lru_cache
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from storefront import db
 from storefront.config import Settings
+from storefront.services.auth import AdminAuth
 from storefront.services.fulfilment import OrderOutbox
 from storefront.services.printify.demo import DemoPrintProvider
 from storefront.services.printify.provider import PrintProvider
@@ -49,3 +51,9 @@ def session_factory(engine: Engine) -> Callable[[], Session]:
 def order_outbox(settings: Settings, engine: Engine, provider: PrintProvider) -> OrderOutbox:
     """The outbox that sends paid orders to the provider (start it with fulfilment.start_outbox_worker)."""
     return OrderOutbox(session_factory(engine), provider, print_shop_id(settings, provider))
+
+
+@lru_cache(maxsize=4)
+def admin_auth(settings: Settings) -> AdminAuth:
+    """The admin sign-in of this process on the configured database (the password hashed once)."""
+    return AdminAuth(session_factory(db.get_engine()), settings)

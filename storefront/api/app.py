@@ -13,17 +13,18 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from storefront import db, wiring
-from storefront.api import orders, payments
+from storefront.api import admin, orders, payments
+from storefront.api.errors import error_response
 from storefront.api import provider as provider_routes
 from storefront.config import Settings
-from storefront.services.errors import ServiceError, TooManyRequestsError, ValidationError
+from storefront.services.auth import AdminAuth
+from storefront.services.errors import ServiceError
 from storefront.services.order_payment import OrderPayments
-from storefront.services.payments import PaymentDeclined, PaymentGateway, TestPaymentGateway
+from storefront.services.payments import PaymentGateway, TestPaymentGateway
 from storefront.services.printify.provider import PrintProvider
 from storefront.services.provider_status import ProviderHealth
 from storefront.services.rate_limit import RateLimiter
 
-PAYMENT_FAILED = "Payment processing failed"
 INVALID_REQUEST = "Invalid request"
 TOO_MANY_PAYMENT_REQUESTS = "Too many payment attempts from your address. Please wait a minute and try again."
 
@@ -62,6 +63,10 @@ class ApiServices:
         )
 
     @cached_property
+    def auth(self) -> AdminAuth:
+        return AdminAuth(self.session_factory, self.settings)
+
+    @cached_property
     def payment_limiter(self) -> RateLimiter:
         """Card checks and payments per client address and minute (card testing is done in bulk)."""
         return RateLimiter(
@@ -82,21 +87,9 @@ class ApiServices:
         return ProviderHealth(self.settings, self._provider)
 
 
-def error_body(exc: ServiceError) -> dict[str, object]:
-    """The API's error shape: {"error": message, "details": field errors or provider details}."""
-    if isinstance(exc, PaymentDeclined):
-        return {"error": PAYMENT_FAILED, "details": exc.reason}
-    if isinstance(exc, ValidationError):
-        return {"error": exc.message, "details": exc.field_errors or None}
-    return {"error": exc.message, "details": exc.details}
-
-
 async def _service_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ServiceError)
-    headers = {}
-    if isinstance(exc, TooManyRequestsError) and exc.retry_after is not None:
-        headers["Retry-After"] = str(exc.retry_after)
-    return JSONResponse(error_body(exc), status_code=exc.status_code, headers=headers)
+    return error_response(exc)
 
 
 async def _request_error(_request: Request, exc: Exception) -> JSONResponse:
@@ -114,10 +107,18 @@ def create_api(
     provider: PrintProvider | None = None,
 ) -> FastAPI:
     """The FastAPI app; it never shadows Reflex's own /_event, /_upload or /ping."""
-    api = FastAPI(title="Storefront API", docs_url="/api/docs", openapi_url="/api/openapi.json")
+    api = FastAPI(
+        title="Storefront API",
+        docs_url="/api/docs",
+        openapi_url="/api/openapi.json",
+        redoc_url=None,
+        swagger_ui_oauth2_redirect_url="/api/docs/oauth2-redirect",
+    )
     api.state.services = ApiServices(settings, engine=engine, gateway=gateway, provider=provider)
     api.add_exception_handler(ServiceError, _service_error)
     api.add_exception_handler(RequestValidationError, _request_error)
+    api.include_router(admin.router)
+    api.include_router(admin.admin_router)
     api.include_router(orders.router)
     api.include_router(payments.router)
     api.include_router(provider_routes.router)

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlmodel import Session, col, delete
+from sqlmodel import Session, col, delete, select
 
 from storefront.models import RateCounter, utcnow
 from storefront.services.errors import TooManyRequestsError
@@ -19,9 +19,13 @@ def _upsert(session: Session):  # type: ignore[no-untyped-def]
     return postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
 
 
+def _window(now: datetime, window_seconds: int) -> int:
+    return int(now.timestamp()) // window_seconds * window_seconds
+
+
 def count_hit(session: Session, key: str, window_seconds: int, now: datetime) -> int:
     """Count one request under `key` in the current window; returns the window's count so far."""
-    window = int(now.timestamp()) // window_seconds * window_seconds
+    window = _window(now, window_seconds)
     key = key[:MAX_KEY_CHARS]
     insert = _upsert(session)
     statement = (
@@ -61,10 +65,29 @@ class RateLimiter:
 
     def check(self, key: str) -> None:
         """Count a request; TooManyRequestsError once the key is over its limit in this window."""
-        now = self._clock()
+        if self.record(key) > self.limit:
+            self._refuse()
+
+    def record(self, key: str) -> int:
+        """Count a request under `key`; returns the count in this window so far."""
         with self._session_factory() as session:
-            count = count_hit(session, key, self.window_seconds, now)
+            count = count_hit(session, key, self.window_seconds, self._clock())
             session.commit()
-        if count > self.limit:
-            elapsed = int(now.timestamp()) % self.window_seconds
-            raise TooManyRequestsError(self.message, retry_after=self.window_seconds - elapsed)
+        return count
+
+    def ensure_room(self, *keys: str) -> None:
+        """TooManyRequestsError when any key already used up its limit in this window (counts nothing)."""
+        window = _window(self._clock(), self.window_seconds)
+        with self._session_factory() as session:
+            counts = session.exec(
+                select(RateCounter.count).where(
+                    col(RateCounter.key).in_([key[:MAX_KEY_CHARS] for key in keys]),
+                    col(RateCounter.window_start) == window,
+                )
+            ).all()
+        if any(count >= self.limit for count in counts):
+            self._refuse()
+
+    def _refuse(self) -> None:
+        elapsed = int(self._clock().timestamp()) % self.window_seconds
+        raise TooManyRequestsError(self.message, retry_after=self.window_seconds - elapsed)

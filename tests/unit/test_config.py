@@ -13,7 +13,7 @@ def test_defaults_are_the_embedded_demo_store(monkeypatch: pytest.MonkeyPatch) -
     assert settings.upload_dir == PROJECT_ROOT / "data" / "uploads"
     assert settings.port == 3000
     assert settings.uses_demo_provider
-    assert settings.admin_uses_default_credentials
+    assert settings.admin_uses_default_password
 
 
 def test_environment_overrides_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -32,3 +32,18 @@ def test_environment_overrides_defaults(monkeypatch: pytest.MonkeyPatch, tmp_pat
 def test_db_url_selects_postgresql(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DB_URL", "postgresql+psycopg://shop@db/shop")
     assert Settings().db_url == "postgresql+psycopg://shop@db/shop"
+
+
+def test_the_default_password_is_in_force_until_admin_password_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ADMIN_PASSWORD", raising=False)
+    monkeypatch.setenv("ADMIN_USERNAME", "owner")
+    assert Settings().admin_uses_default_password
+    monkeypatch.setenv("ADMIN_PASSWORD", "a long secret")
+    assert not Settings().admin_uses_default_password
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "ten", "1.5"])
+def test_a_bad_payment_limit_stops_the_store_with_its_name(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("PAYMENT_REQUESTS_PER_MINUTE", value)
+    with pytest.raises(ValueError, match="PAYMENT_REQUESTS_PER_MINUTE"):
+        Settings()

@@ -1,0 +1,54 @@
+"""Admin sign-in routes and the guard every admin route depends on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Body, Depends, Header, Request
+from fastapi.responses import JSONResponse
+
+from storefront.api.errors import error_response
+from storefront.api.orders import client_address
+from storefront.services.auth import SignedIn
+from storefront.services.errors import ServiceError
+
+ADMIN_TOKEN_HEADER = "x-admin-token"
+LOGIN_FAILED = "Login failed"
+
+router = APIRouter()
+
+
+def require_admin(request: Request, token: str | None = Header(None, alias=ADMIN_TOKEN_HEADER)) -> SignedIn:
+    """The admin session of the x-admin-token header; 401 when missing, wrong, expired or revoked."""
+    return request.app.state.services.auth.verify(token)
+
+
+#: Every admin router is built with this, so no admin route can forget the check.
+ADMIN_ONLY = [Depends(require_admin)]
+
+
+@router.post("/api/admin/login")
+def login(request: Request, payload: Any = Body(None)) -> JSONResponse:
+    """{username, password} -> {token}; on failure {message} (the spec's shape) plus error/details."""
+    data = payload if isinstance(payload, dict) else {}
+    try:
+        token = request.app.state.services.auth.login(data.get("username"), data.get("password"), client_address(request))
+    except ServiceError as exc:
+        return error_response(exc, message=exc.message or LOGIN_FAILED)
+    return JSONResponse({"token": token})
+
+
+admin_router = APIRouter(dependencies=ADMIN_ONLY)
+
+
+@admin_router.post("/api/admin/logout")
+def logout(request: Request, token: str | None = Header(None, alias=ADMIN_TOKEN_HEADER)) -> dict[str, bool]:
+    """Revoke this session; its token opens nothing from now on."""
+    request.app.state.services.auth.logout(token)
+    return {"success": True}
+
+
+@admin_router.get("/api/admin/session")
+def session(signed_in: SignedIn = Depends(require_admin)) -> dict[str, str]:
+    """Who is signed in and until when."""
+    return {"username": signed_in.username, "expiresAt": signed_in.expires_at.isoformat()}
