@@ -2,6 +2,7 @@
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 
 import reflex as rx
@@ -19,6 +20,8 @@ from storefront.pages import (  # noqa: F401  (importing a page module registers
     product,
     products,
 )
+from storefront.pages.admin import dashboard, login  # noqa: F401
+from storefront.services.auth import DEFAULT_PASSWORD_WARNING
 from storefront.services.fulfilment import start_outbox_worker
 
 settings = get_settings()
@@ -49,3 +52,14 @@ app = rx.App(
     ),
 )
 app.register_lifespan_task(order_outbox_worker)
+
+
+@contextlib.asynccontextmanager
+async def startup_warnings() -> AsyncIterator[None]:
+    """Say loudly at start-up what an owner must fix before going live."""
+    if settings.admin_uses_default_password:
+        logging.getLogger("storefront").warning(DEFAULT_PASSWORD_WARNING)
+    yield
+
+
+app.register_lifespan_task(startup_warnings)

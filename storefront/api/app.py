@@ -13,7 +13,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from storefront import db, wiring
-from storefront.api import admin, orders, payments
+from storefront.api import admin, admin_orders, admin_products, orders, payments
 from storefront.api.errors import error_response
 from storefront.api import provider as provider_routes
 from storefront.config import Settings
@@ -119,6 +119,9 @@ def create_api(
     api.add_exception_handler(RequestValidationError, _request_error)
     api.include_router(admin.router)
     api.include_router(admin.admin_router)
+    api.include_router(admin_orders.router)
+    api.include_router(admin_products.router)
+    api.include_router(admin_products.public_router)
     api.include_router(orders.router)
     api.include_router(payments.router)
     api.include_router(provider_routes.router)

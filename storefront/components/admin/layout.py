@@ -1,0 +1,41 @@
+"""The frame of admin pages: no storefront header, a hydration marker for browser tests."""
+
+from collections.abc import Callable
+
+import reflex as rx
+
+from storefront.components import styles
+
+
+def admin_layout(content: rx.Component) -> rx.Component:
+    return rx.box(
+        content,
+        width="100%",
+        min_height="100vh",
+        background=rx.color("gray", 2),
+        data_hydrated=rx.State.is_hydrated,
+    )
+
+
+def admin_page(
+    route: str, title: str, on_load: object = None
+) -> Callable[[Callable[[], rx.Component]], Callable[[], rx.Component]]:
+    """Register an admin page under `route` in the admin frame."""
+
+    def decorator(page: Callable[[], rx.Component]) -> Callable[[], rx.Component]:
+        @rx.page(route=route, title=f"{title} | Admin", on_load=on_load)
+        def wrapped() -> rx.Component:
+            return admin_layout(page())
+
+        wrapped.__name__ = page.__name__
+        return wrapped
+
+    return decorator
+
+
+def section_card(*children: rx.Component, **props) -> rx.Component:
+    """A white card holding one admin panel."""
+    return rx.card(*children, width="100%", size="3", **props)
+
+
+content_box = {**styles.content_box, "padding_y": "2rem"}

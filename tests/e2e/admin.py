@@ -1,0 +1,23 @@
+"""Helpers for the admin browser tests (the test store runs with the default credentials)."""
+
+from playwright.sync_api import Page, expect
+
+from tests.e2e.browser import open_page
+
+ADMIN_USERNAME = "admin"
+ADMIN_PASSWORD = "admin123"
+
+
+def sign_in(page: Page, username: str = ADMIN_USERNAME, password: str = ADMIN_PASSWORD) -> None:
+    """Sign in on /admin/login and wait for the dashboard."""
+    open_page(page, "/admin/login")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign In").click()
+    expect(page.get_by_role("heading", name="Product Manager")).to_be_visible()
+    page.wait_for_selector("[data-hydrated='true']", state="attached")
+
+
+def open_tab(page: Page, name: str) -> None:
+    """Open a dashboard tab by its full label ('Orders', 'Sync & Pricing', ...)."""
+    page.get_by_role("tab", name=name).click()

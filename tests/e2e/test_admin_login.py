@@ -1,0 +1,69 @@
+"""The way into the back office in a real browser: gesture, login, guard and logout."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+from tests.e2e.admin import ADMIN_PASSWORD, ADMIN_USERNAME, sign_in
+from tests.e2e.browser import open_page
+
+TOKEN_KEY = "admin-token"
+
+
+def _stored_token(page: Page) -> str:
+    raw = page.evaluate(f"() => localStorage.getItem('{TOKEN_KEY}')") or ""
+    return raw.strip('"')
+
+
+def test_the_header_gesture_leads_to_the_login_and_into_the_dashboard(page: Page) -> None:
+    open_page(page, "/")
+    for _ in range(5):
+        page.get_by_test_id("admin-gesture").click()
+    expect(page).to_have_url(re.compile(r"/admin/login$"))
+    page.wait_for_selector("[data-hydrated='true']", state="attached")
+    expect(page.get_by_test_id("default-hint")).to_contain_text(f"{ADMIN_USERNAME} / {ADMIN_PASSWORD}")
+    page.get_by_label("Username").fill(ADMIN_USERNAME)
+    page.get_by_label("Password").fill(ADMIN_PASSWORD)
+    page.get_by_role("button", name="Sign In").click()
+    expect(page.get_by_text("Login successful", exact=True)).to_be_visible()
+    expect(page).to_have_url(re.compile(r"/admin/dashboard$"))
+    expect(page.get_by_role("heading", name="Product Manager")).to_be_visible()
+    for tab in ("Product Editor", "Categories", "Orders", "Events", "Sync & Pricing"):
+        expect(page.get_by_role("tab", name=tab)).to_be_visible()
+    assert len(_stored_token(page)) >= 43
+
+
+def test_a_wrong_password_shows_an_inline_alert(page: Page) -> None:
+    open_page(page, "/admin")
+    page.get_by_role("button", name="Sign In").click()
+    expect(page.get_by_text("Username is required", exact=True)).to_be_visible()
+    expect(page.get_by_text("Password is required", exact=True)).to_be_visible()
+    page.get_by_label("Username").fill(ADMIN_USERNAME)
+    page.get_by_label("Password").fill("not the password")
+    page.get_by_role("button", name="Sign In").click()
+    expect(page.get_by_role("alert")).to_have_text("Invalid username or password")
+    expect(page).to_have_url(re.compile(r"/admin/?$"))
+
+
+def test_the_dashboard_without_a_session_goes_back_to_login(page: Page) -> None:
+    page.goto("/admin/dashboard")
+    expect(page).to_have_url(re.compile(r"/admin/login$"))
+    page.evaluate(f"() => localStorage.setItem('{TOKEN_KEY}', 'forged-token')")
+    page.goto("/admin/dashboard")
+    expect(page).to_have_url(re.compile(r"/admin/login$"))
+
+
+def test_logout_returns_to_login_and_the_old_token_is_dead(page: Page) -> None:
+    sign_in(page)
+    token = _stored_token(page)
+    assert page.request.get("/api/admin/session", headers={"x-admin-token": token}).status == 200
+    page.get_by_role("button", name="Logout").click()
+    expect(page.get_by_text("Logged out", exact=True)).to_be_visible()
+    expect(page.get_by_text("You have been successfully logged out", exact=True)).to_be_visible()
+    expect(page).to_have_url(re.compile(r"/admin/login$"))
+    assert _stored_token(page) == ""
+    assert page.request.get("/api/admin/session", headers={"x-admin-token": token}).status == 401
+    page.goto("/admin/dashboard")
+    expect(page).to_have_url(re.compile(r"/admin/login$"))
