@@ -20,7 +20,7 @@ from storefront.pages import (  # noqa: F401  (importing a page module registers
     product,
     products,
 )
-from storefront.pages.admin import dashboard, login  # noqa: F401
+from storefront.pages.admin import dashboard, login, products as admin_products  # noqa: F401
 from storefront.services.auth import DEFAULT_PASSWORD_WARNING
 from storefront.services.fulfilment import start_outbox_worker
 

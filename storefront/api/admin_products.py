@@ -1,9 +1,299 @@
-"""Admin routes (spec section 7): products (being built)."""
+"""Product routes (spec section 7): the admin's /api/printify/shops/{shop}/products calls and
+/api/products/{id} calls, plus the public category read.
 
-from fastapi import APIRouter
+A refusal by the print provider answers {"error": the spec's failure text, "details": the
+provider's reason, "provider": its error body} with the provider error's status; other service
+errors go through the app's handler ({"error", "details"}).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import APIRouter, Body, Query, Request
+from fastapi.responses import JSONResponse
+from sqlmodel import Session
 
 from storefront.api.admin import ADMIN_ONLY
+from storefront.services import admin_catalog, catalog
+from storefront.services.errors import NotFoundError, ValidationError
+from storefront.services.money import cents_to_dollars
+from storefront.services.printify.errors import ProviderError
+from storefront.services.printify.provider import PrintProvider
 
-router = APIRouter(dependencies=ADMIN_ONLY)
+router = APIRouter(dependencies=ADMIN_ONLY, tags=["products (admin)"])
 #: The public catalogue reads of section 7 (shown products only).
-public_router = APIRouter()
+public_router = APIRouter(tags=["products"])
+
+SHOP_PRODUCTS = "/api/printify/shops/{shop_id}/products"
+SHOP_PRODUCT = SHOP_PRODUCTS + "/{product_id}"
+PRODUCT = "/api/products/{product_id}"
+CATEGORY_PAGE_SIZE = 50
+NOT_AN_OBJECT = "Send a JSON object"
+
+
+def _provider(request: Request) -> PrintProvider:
+    return request.app.state.services.provider
+
+
+def _session(request: Request) -> Session:
+    return request.app.state.services.session_factory()
+
+
+def _object(payload: Any) -> dict[str, Any]:
+    """The JSON body as a dict; an empty or missing body is {}."""
+    if payload is None:
+        return {}
+    if not isinstance(payload, dict):
+        raise ValidationError(NOT_AN_OBJECT)
+    return payload
+
+
+def _refused(failure: str, action: Callable[[], Any], status_code: int = 200) -> JSONResponse:
+    """Run a provider-backed action; the provider's refusal answers with the spec's failure text."""
+    try:
+        return JSONResponse(action(), status_code=status_code)
+    except ProviderError as exc:
+        body = {"error": failure, "details": admin_catalog.provider_reason(exc), "provider": exc.details}
+        return JSONResponse(body, status_code=exc.status_code)
+
+
+def _shop_for(request: Request, product_id: str, payload: dict[str, Any]) -> int:
+    """The body's shopId, else the shop the cached product belongs to (read in its own short session)."""
+    if payload.get("shopId") is not None:
+        return admin_catalog.parse_shop_id(payload["shopId"])
+    with _session(request) as session:
+        return admin_catalog.shop_of(session, product_id)
+
+
+def _row_answer(row: admin_catalog.AdminProductRow) -> dict[str, Any]:
+    return {"data": admin_catalog.serialize_row(row)}
+
+
+# --------------------------------------------------------------------------- /api/printify/shops/...
+
+
+@router.get(SHOP_PRODUCTS)
+def list_shop_products(
+    request: Request,
+    shop_id: int,
+    q: str = "",
+    category: str | None = None,
+    limit: int = admin_catalog.DEFAULT_PAGE_SIZE,
+    offset: int = 0,
+) -> dict[str, Any]:
+    """A page of the shop's products from the catalogue cache (hidden and unpublished included),
+    newest first; `q` searches title and description. {data, total, limit, offset, hasMore}."""
+    with _session(request) as session:
+        page = admin_catalog.product_page(
+            session, shop_id=shop_id, query=q, category=category, limit=limit, offset=offset
+        )
+    return {
+        "data": [admin_catalog.serialize_row(row) for row in page.rows],
+        "total": page.total,
+        "limit": page.limit,
+        "offset": page.offset,
+        "hasMore": page.has_more,
+    }
+
+
+@router.get(SHOP_PRODUCT)
+def get_shop_product(request: Request, shop_id: int, product_id: str) -> JSONResponse:
+    """The product as the provider has it now (costs and lock state included): {data}."""
+    return _refused(
+        admin_catalog.FAILED_TO_LOAD_PRODUCTS, lambda: {"data": _provider(request).get_product(shop_id, product_id)}
+    )
+
+
+@router.get(SHOP_PRODUCT + "/margins")
+def get_shop_product_margins(request: Request, shop_id: int, product_id: str) -> JSONResponse:
+    """Each variant's price, provider cost and margin in cents, with the provider's current costs."""
+    return _refused(
+        admin_catalog.FAILED_TO_LOAD_PRODUCTS,
+        lambda: {
+            "data": [
+                admin_catalog.serialize_margin(m)
+                for m in admin_catalog.variant_margins(_provider(request), shop_id, product_id)
+            ]
+        },
+    )
+
+
+@router.post(SHOP_PRODUCTS, status_code=201)
+def create_shop_product(request: Request, shop_id: int, payload: Any = Body(None)) -> JSONResponse:
+    """Create a product: {title, description, blueprint_id (or blueprintId), print_provider_id (or
+    printProviderId), price in dollars (default 29.99)}; every catalogue variant of the product type
+    is enabled at that price (variants sent by the browser are not trusted). 201 {data}."""
+    form = admin_catalog.ProductForm.from_payload(_object(payload))
+
+    def create() -> dict[str, Any]:
+        with _session(request) as session:
+            return _row_answer(admin_catalog.create_product(session, _provider(request), shop_id, form))
+
+    return _refused(admin_catalog.FAILED_TO_CREATE_PRODUCT, create, status_code=201)
+
+
+@router.post(SHOP_PRODUCT + "/publish")
+def publish_shop_product(
+    request: Request, shop_id: int, product_id: str, payload: Any = Body(None)
+) -> JSONResponse:
+    """Publish the product to the storefront (body {publish_to_storefront: true} or empty): {data}."""
+    _object(payload)
+
+    def publish() -> dict[str, Any]:
+        with _session(request) as session:
+            return _row_answer(admin_catalog.publish_product(session, _provider(request), shop_id, product_id))
+
+    return _refused(admin_catalog.FAILED_TO_PUBLISH_PRODUCT, publish)
+
+
+@router.post(SHOP_PRODUCT + "/unpublish")
+def unpublish_shop_product(request: Request, shop_id: int, product_id: str) -> JSONResponse:
+    """Take the product off the storefront: {data}."""
+
+    def unpublish() -> dict[str, Any]:
+        with _session(request) as session:
+            return _row_answer(admin_catalog.unpublish_product(session, _provider(request), shop_id, product_id))
+
+    return _refused(admin_catalog.FAILED_TO_PUBLISH_OR_UNPUBLISH, unpublish)
+
+
+@router.put(SHOP_PRODUCT)
+def update_shop_product(request: Request, shop_id: int, product_id: str, payload: Any = Body(None)) -> JSONResponse:
+    """Change the product at the provider, then in the cache: {tags: [...]} or {title, description,
+    variants: [{id, price (cents)}]}. {data}."""
+    changes = _object(payload)
+
+    def update() -> dict[str, Any]:
+        with _session(request) as session:
+            return _row_answer(
+                admin_catalog.update_provider_product(session, _provider(request), shop_id, product_id, changes)
+            )
+
+    return _refused(admin_catalog.FAILED_TO_UPDATE_IN_PRINTIFY, update)
+
+
+@router.post("/api/printify/shops/{shop_id}/sync")
+def sync_shop(request: Request, shop_id: int) -> JSONResponse:
+    """Copy every product of the shop into the catalogue cache and drop those the provider no
+    longer has: {synced, removed}."""
+
+    def sync() -> dict[str, int]:
+        with _session(request) as session:
+            result = admin_catalog.sync_shop(session, _provider(request), shop_id)
+        return {"synced": result.synced, "removed": result.removed}
+
+    return _refused(admin_catalog.FAILED_TO_LOAD_PRODUCTS, sync)
+
+
+# --------------------------------------------------------------------------- /api/products/{id}/...
+
+
+@router.put(PRODUCT + "/update")
+def update_product(request: Request, product_id: str, payload: Any = Body(None)) -> JSONResponse:
+    """The editor's Save: {title, description, price (dollars), category, shopId}; the provider gets
+    title, description and every variant's price, the cache those and the category. {data}."""
+    body = _object(payload)
+    shop_id = _shop_for(request, product_id, body)
+
+    def update() -> dict[str, Any]:
+        with _session(request) as session:
+            row = admin_catalog.update_product(
+                session,
+                _provider(request),
+                shop_id,
+                product_id,
+                title=body.get("title"),
+                description=body.get("description"),
+                price=body.get("price"),
+                category=body.get("category"),
+            )
+        return _row_answer(row)
+
+    return _refused(admin_catalog.FAILED_TO_UPDATE_PRODUCT, update)
+
+
+@router.put(PRODUCT + "/category")
+def set_category(request: Request, product_id: str, payload: Any = Body(None)) -> JSONResponse:
+    """Place the product in a collection ({category, shopId}): provider tags, then the cache. {data}."""
+    body = _object(payload)
+    category = admin_catalog.category_key(body.get("category"))
+    shop_id = _shop_for(request, product_id, body)
+
+    def place() -> dict[str, Any]:
+        with _session(request) as session:
+            return _row_answer(admin_catalog.set_category(session, _provider(request), shop_id, product_id, category))
+
+    return _refused(admin_catalog.FAILED_TO_UPDATE_IN_PRINTIFY, place)
+
+
+@router.put(PRODUCT + "/visibility")
+def set_visibility(request: Request, product_id: str, payload: Any = Body(None)) -> dict[str, Any]:
+    """Show or hide the product on the storefront ({isActive: true|false}): {data}."""
+    body = _object(payload)
+    with _session(request) as session:
+        return _row_answer(admin_catalog.set_visibility(session, product_id, body.get("isActive")))
+
+
+@router.post(PRODUCT + "/sync-price")
+def sync_price(request: Request, product_id: str, payload: Any = Body(None)) -> JSONResponse:
+    """Every variant to one price ({price (dollars), shopId}), at the provider then in the cache. {data}."""
+    body = _object(payload)
+    admin_catalog.parse_price(body.get("price"))  # a bad price is refused before anything else
+    shop_id = _shop_for(request, product_id, body)
+
+    def sync() -> dict[str, Any]:
+        with _session(request) as session:
+            return _row_answer(
+                admin_catalog.sync_price(session, _provider(request), shop_id, product_id, body.get("price"))
+            )
+
+    return _refused(admin_catalog.FAILED_TO_SYNC_PRICE_WITH_PRINTIFY, sync)
+
+
+@router.post(PRODUCT + "/sync")
+def sync_product(request: Request, product_id: str, payload: Any = Body(None)) -> JSONResponse:
+    """Copy the product from the provider into the cache again ({shopId}); `printifyData` from the
+    browser is not trusted, the provider's own copy is read instead. {data}."""
+    shop_id = _shop_for(request, product_id, _object(payload))
+
+    def sync() -> dict[str, Any]:
+        with _session(request) as session:
+            return _row_answer(admin_catalog.refresh_product(session, _provider(request), shop_id, product_id))
+
+    return _refused(admin_catalog.FAILED_TO_SYNC_PRODUCT_PRICE, sync)
+
+
+# --------------------------------------------------------------------------- public
+
+
+def _category_product(product: catalog.ProductSummary) -> dict[str, Any]:
+    """The spec's 'Product in a category': id, name, description, price (dollars), imageUrl, isActive."""
+    price = None if product.price_cents is None else float(cents_to_dollars(product.price_cents))
+    return {
+        "id": product.id,
+        "name": product.name,
+        "description": product.description,
+        "price": price,
+        "imageUrl": product.image_url,
+        "isActive": product.is_active,
+    }
+
+
+@public_router.get("/api/products/category/{category}")
+def category_products(
+    request: Request,
+    category: str,
+    limit: int = Query(CATEGORY_PAGE_SIZE, ge=1, le=admin_catalog.MAX_PAGE_SIZE),
+    offset: int = Query(0, ge=0),
+) -> dict[str, Any]:
+    """The products a collection page shows (visible and published), newest first: {data, total}."""
+    try:
+        key = admin_catalog.category_key(category)
+    except ValidationError:
+        raise NotFoundError(admin_catalog.UNKNOWN_CATEGORY) from None
+    with _session(request) as session:
+        products = catalog.search_products(session, collection_key=key, limit=limit, offset=offset)
+        total = catalog.collection_counts(session)[key]
+    return {"data": [_category_product(p) for p in products], "total": total}

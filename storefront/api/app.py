@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from functools import cached_property
 
 from fastapi import FastAPI, Request
@@ -17,6 +18,7 @@ from storefront.api import admin, admin_orders, admin_products, orders, payments
 from storefront.api.errors import error_response
 from storefront.api import provider as provider_routes
 from storefront.config import Settings
+from storefront.models import utcnow
 from storefront.services.auth import AdminAuth
 from storefront.services.errors import ServiceError
 from storefront.services.order_payment import OrderPayments
@@ -38,11 +40,14 @@ class ApiServices:
         engine: Engine | None = None,
         gateway: PaymentGateway | None = None,
         provider: PrintProvider | None = None,
+        clock: Callable[[], datetime] = utcnow,
     ) -> None:
         self.settings = settings
         self._engine = engine
         self._gateway = gateway
         self._provider = provider
+        #: What limits, sessions and payments read the time from (tests pin it).
+        self.clock = clock
 
     @cached_property
     def engine(self) -> Engine:
@@ -59,12 +64,12 @@ class ApiServices:
     @cached_property
     def payments(self) -> OrderPayments:
         return OrderPayments(
-            self.session_factory, self.gateway, max_declines=self.settings.payment_declines_per_order
+            self.session_factory, self.gateway, max_declines=self.settings.payment_declines_per_order, clock=self.clock
         )
 
     @cached_property
     def auth(self) -> AdminAuth:
-        return AdminAuth(self.session_factory, self.settings)
+        return AdminAuth(self.session_factory, self.settings, self.clock)
 
     @cached_property
     def payment_limiter(self) -> RateLimiter:
@@ -74,6 +79,7 @@ class ApiServices:
             limit=self.settings.payment_requests_per_minute,
             window_seconds=60,
             message=TOO_MANY_PAYMENT_REQUESTS,
+            clock=self.clock,
         )
 
     @cached_property
@@ -105,6 +111,7 @@ def create_api(
     engine: Engine | None = None,
     gateway: PaymentGateway | None = None,
     provider: PrintProvider | None = None,
+    clock: Callable[[], datetime] = utcnow,
 ) -> FastAPI:
     """The FastAPI app; it never shadows Reflex's own /_event, /_upload or /ping."""
     api = FastAPI(
@@ -114,7 +121,7 @@ def create_api(
         redoc_url=None,
         swagger_ui_oauth2_redirect_url="/api/docs/oauth2-redirect",
     )
-    api.state.services = ApiServices(settings, engine=engine, gateway=gateway, provider=provider)
+    api.state.services = ApiServices(settings, engine=engine, gateway=gateway, provider=provider, clock=clock)
     api.add_exception_handler(ServiceError, _service_error)
     api.add_exception_handler(RequestValidationError, _request_error)
     api.include_router(admin.router)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlmodel import Session, delete, select
+from sqlmodel import Session, col, delete, select
 
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant, utcnow
 from storefront.services.catalog import derive_collection, plain_text
@@ -14,6 +16,21 @@ from storefront.services.printify.provider import PrintProvider
 
 #: The provider refuses pages larger than 50 products.
 PAGE_LIMIT = 50
+#: Rows deleted per statement when products leave the cache (keeps IN lists short).
+_DELETE_BATCH = 500
+
+
+@dataclass(frozen=True, slots=True)
+class SyncProgress:
+    """How far a catalogue sync got: products copied of the provider's total, pages read of all."""
+
+    done: int
+    total: int
+    page: int
+    pages: int
+
+
+ProgressCallback = Callable[[SyncProgress], None]
 
 
 def parse_provider_time(value: object) -> datetime | None:
@@ -54,6 +71,16 @@ def _variant_color_size(variant: dict[str, Any], titles: dict[int, tuple[str, st
     if not size and " / " in str(variant.get("title", "")):
         color, size = (part.strip() for part in str(variant["title"]).split(" / ", 1))
     return color, size
+
+
+def variant_labels(product: dict[str, Any]) -> dict[int, tuple[str, str]]:
+    """Variant id -> (colour, size) of a provider product."""
+    titles = _option_titles(product)
+    return {
+        int(variant["id"]): _variant_color_size(variant, titles)
+        for variant in product.get("variants") or []
+        if isinstance(variant.get("id"), int)
+    }
 
 
 def upsert_product(session: Session, product: dict[str, Any], shop_id: int) -> CatalogProduct:
@@ -113,17 +140,61 @@ def upsert_product(session: Session, product: dict[str, Any], shop_id: int) -> C
     return row
 
 
-def sync_catalogue(session: Session, provider: PrintProvider, shop_id: int) -> int:
-    """Copy every product of the shop, page by page, into the cache; returns how many."""
-    page, count = 1, 0
+def product_pages(provider: PrintProvider, shop_id: int) -> Iterator[dict[str, Any]]:
+    """Every page envelope of the shop's products, first to last (one provider call per page)."""
+    page = 1
     while True:
         envelope = provider.list_products(shop_id, page=page, limit=PAGE_LIMIT)
+        yield envelope
+        if not envelope.get("next_page_url") or page >= int(envelope.get("last_page") or page):
+            return
+        page += 1
+
+
+def page_progress(envelope: dict[str, Any], done: int) -> SyncProgress:
+    """The progress after copying `done` products, the last of them from `envelope`."""
+    page = int(envelope.get("current_page") or 1)
+    return SyncProgress(
+        done=done,
+        total=max(int(envelope.get("total") or 0), done),
+        page=page,
+        pages=max(int(envelope.get("last_page") or page), page),
+    )
+
+
+def sync_catalogue(
+    session: Session, provider: PrintProvider, shop_id: int, progress: ProgressCallback | None = None
+) -> int:
+    """Copy every product of the shop, page by page, into the cache; returns how many.
+
+    The caller commits; `progress` hears about every page copied."""
+    count = 0
+    for envelope in product_pages(provider, shop_id):
         for product in envelope.get("data") or []:
             upsert_product(session, product, shop_id)
             count += 1
-        if not envelope.get("next_page_url") or page >= int(envelope.get("last_page") or page):
-            return count
-        page += 1
+        if progress is not None:
+            progress(page_progress(envelope, count))
+    return count
+
+
+def cached_product_ids(session: Session, shop_id: int) -> set[str]:
+    """Ids of every cached product of the shop."""
+    return set(session.exec(select(CatalogProduct.id).where(CatalogProduct.shop_id == shop_id)).all())
+
+
+def remove_products(session: Session, product_ids: Collection[str]) -> int:
+    """Delete these cached products with their variants and images; returns how many there were."""
+    ids = sorted(product_ids)
+    removed = 0
+    for start in range(0, len(ids), _DELETE_BATCH):
+        batch = ids[start : start + _DELETE_BATCH]
+        # Explicit child deletes: the foreign keys cascade, but only where the database enforces them.
+        session.exec(delete(CatalogVariant).where(col(CatalogVariant.product_id).in_(batch)))
+        session.exec(delete(CatalogImage).where(col(CatalogImage.product_id).in_(batch)))
+        result = session.exec(delete(CatalogProduct).where(col(CatalogProduct.id).in_(batch)))
+        removed += result.rowcount or 0
+    return removed
 
 
 def catalogue_is_empty(session: Session) -> bool:

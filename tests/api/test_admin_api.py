@@ -15,7 +15,7 @@ from storefront.api.app import create_api
 from storefront.config import Settings
 from storefront.models import AdminSession, utcnow
 from storefront.services.payments import TestPaymentGateway
-from tests.ordering import order_payload, pick, seed_demo
+from tests.ordering import FakeClock, order_payload, pick, seed_demo
 
 PASSWORD = "correct horse battery"
 #: Routes anyone may call; every other route of the app is an admin route.
@@ -28,6 +28,7 @@ PUBLIC_ROUTES = {
     ("GET", "/api/printify/shops"),
     ("GET", "/api/printify/status"),
     ("POST", "/api/printify/refresh-config"),
+    ("GET", "/api/products/category/{category}"),
 }
 
 
@@ -38,7 +39,8 @@ def client(engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> T
     monkeypatch.setenv("ADMIN_USERNAME", "owner")
     monkeypatch.setenv("ADMIN_PASSWORD", PASSWORD)
     provider = seed_demo(engine, tmp_path)
-    return TestClient(create_api(Settings(), engine=engine, gateway=TestPaymentGateway(), provider=provider))
+    # A pinned clock: the login throttle counts per minute, and a real minute may turn mid-test.
+    return TestClient(create_api(Settings(), engine=engine, gateway=TestPaymentGateway(), provider=provider, clock=FakeClock()))
 
 
 def _login(client: TestClient) -> str:

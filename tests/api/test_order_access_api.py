@@ -16,7 +16,7 @@ from storefront.config import Settings
 from storefront.models import Order, OrderItem
 from storefront.services.order_payment import TOO_MANY_DECLINES
 from storefront.services.payments import TestPaymentGateway
-from tests.ordering import DECLINED_CARD, GOOD_CARD, SHIPPING_ADDRESS, Pick, order_payload, pick, seed_demo
+from tests.ordering import DECLINED_CARD, GOOD_CARD, SHIPPING_ADDRESS, FakeClock, Pick, order_payload, pick, seed_demo
 
 ORDERS = "/api/printify/orders"
 NOT_FOUND = {"error": "Order not found", "details": None}
@@ -172,7 +172,11 @@ def test_payment_requests_per_address_are_limited_across_workers(
     limited = Settings()
     provider = seed_demo(engine, tmp_path)
     # Two apps on one database stand for two workers: the count is shared, not per process.
-    workers = [TestClient(create_api(limited, engine=engine, gateway=TestPaymentGateway(), provider=provider)) for _ in range(2)]
+    clock = FakeClock()  # one minute for the whole test, however long it takes
+    workers = [
+        TestClient(create_api(limited, engine=engine, gateway=TestPaymentGateway(), provider=provider, clock=clock))
+        for _ in range(2)
+    ]
     card = {"cardData": GOOD_CARD}
     answers = [workers[n % 2].post("/api/payments/validate-card", json=card) for n in range(3)]
     assert [a.status_code for a in answers] == [200, 200, 200]

@@ -394,3 +394,239 @@ def test_ensure_images_writes_every_referenced_image_once(provider: DemoPrintPro
     assert written == len(srcs) == len(files)
     assert files == srcs
     assert provider.ensure_images() == 0
+
+
+# ---------------------------------------------------------------- catalogue variants
+
+
+SPEC_BLUEPRINTS = (384, 386, 387, 388, 400)
+SPEC_PRINT_PROVIDERS = (1, 2, 3, 29)
+
+
+def _create_body(provider: DemoPrintProvider, blueprint_id: int = 384, print_provider_id: int = 29, price: int = 2999) -> dict:
+    variants = provider.catalog_variants(blueprint_id, print_provider_id)["variants"]
+    return {
+        "title": "HWDZN Summer Tee",
+        "description": "<p>A light tee for the summer.</p>",
+        "blueprint_id": blueprint_id,
+        "print_provider_id": print_provider_id,
+        "variants": [{"id": v["id"], "price": price, "is_enabled": True} for v in variants],
+    }
+
+
+@pytest.mark.parametrize("blueprint_id", SPEC_BLUEPRINTS)
+@pytest.mark.parametrize("print_provider_id", SPEC_PRINT_PROVIDERS)
+def test_catalog_variants_cover_the_spec_blueprints_and_print_providers(
+    provider: DemoPrintProvider, blueprint_id: int, print_provider_id: int
+) -> None:
+    catalogue = provider.catalog_variants(blueprint_id, print_provider_id)
+    assert catalogue["id"] == print_provider_id and catalogue["title"]
+    options = [v["options"] for v in catalogue["variants"]]
+    assert {o["size"] for o in options} == {"S", "M", "L", "XL", "2XL", "3XL"}
+    assert len({o["color"] for o in options}) >= 2
+    assert all(v["title"] == f"{v['options']['color']} / {v['options']['size']}" for v in catalogue["variants"])
+    assert all(v["placeholders"][0]["position"] == "front" for v in catalogue["variants"])
+    assert len({v["id"] for v in catalogue["variants"]}) == len(catalogue["variants"])
+
+
+@pytest.mark.parametrize(("blueprint_id", "print_provider_id"), [(999, 29), (384, 999), (True, 29)])
+def test_catalog_variants_of_an_unknown_blueprint_or_print_provider_are_not_found(
+    provider: DemoPrintProvider, blueprint_id: int, print_provider_id: int
+) -> None:
+    with pytest.raises(ProviderNotFound):
+        provider.catalog_variants(blueprint_id, print_provider_id)
+
+
+# ---------------------------------------------------------------- creating products
+
+
+def test_create_product_answers_the_full_unpublished_product(provider: DemoPrintProvider) -> None:
+    body = _create_body(provider)
+    created = provider.create_product(SHOP, body)
+    assert HEX24.match(created["id"])
+    assert (created["title"], created["description"]) == (body["title"], body["description"])
+    assert (created["blueprint_id"], created["print_provider_id"], created["shop_id"]) == (384, 29, SHOP)
+    assert (created["visible"], created["is_published"], created["is_locked"]) == (False, False, False)
+    assert [v["id"] for v in created["variants"]] == [v["id"] for v in body["variants"]]
+    assert all(v["price"] == 2999 and v["is_enabled"] for v in created["variants"])
+    assert PRINTIFY_TIME.match(created["created_at"])
+    assert provider.get_product(SHOP, created["id"]) == created
+
+
+def test_created_products_are_listed_first(provider: DemoPrintProvider) -> None:
+    created = provider.create_product(SHOP, _create_body(provider))
+    assert _products(provider)[0]["id"] == created["id"]
+
+
+def test_created_product_variants_name_their_colour_and_size(provider: DemoPrintProvider) -> None:
+    created = provider.create_product(SHOP, _create_body(provider))
+    titles = {value["id"]: value["title"] for option in created["options"] for value in option["values"]}
+    for variant in created["variants"]:
+        colour_id, size_id = variant["options"]
+        assert variant["title"] == f"{titles[colour_id]} / {titles[size_id]}"
+    assert len({v["sku"] for v in created["variants"]}) == len(created["variants"])
+    assert sum(v["is_default"] for v in created["variants"]) == 1
+
+
+@pytest.mark.parametrize("blueprint_id", SPEC_BLUEPRINTS)
+@pytest.mark.parametrize("print_provider_id", SPEC_PRINT_PROVIDERS)
+def test_created_product_costs_are_cents_below_the_default_price(
+    provider: DemoPrintProvider, blueprint_id: int, print_provider_id: int
+) -> None:
+    created = provider.create_product(SHOP, _create_body(provider, blueprint_id, print_provider_id))
+    costs = {v["title"].split(" / ")[1]: v["cost"] for v in created["variants"]}
+    assert all(type(cost) is int and 0 < cost < 2999 for cost in costs.values())
+    assert costs["M"] <= costs["2XL"] <= costs["3XL"]
+
+
+def test_created_product_mockups_are_rendered(provider: DemoPrintProvider, tmp_path: Path) -> None:
+    created = provider.create_product(SHOP, _create_body(provider))
+    assert created["images"][0]["is_default"] and created["images"][0]["position"] == "front"
+    for image in created["images"]:
+        assert (tmp_path / "demo" / image["src"].rsplit("/", 1)[1]).is_file()
+
+
+def test_created_product_keeps_only_the_listed_variants(provider: DemoPrintProvider) -> None:
+    body = _create_body(provider)
+    body["variants"] = body["variants"][:2] + [{**body["variants"][2], "is_enabled": False}]
+    created = provider.create_product(SHOP, body)
+    assert [v["is_enabled"] for v in created["variants"]] == [True, True, False]
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"title": ""}, "title"),
+        ({"blueprint_id": 5}, "blueprint_id"),
+        ({"print_provider_id": "29"}, "print_provider_id"),
+        ({"variants": []}, "variants"),
+        ({"variants": [{"id": 1, "price": 2999}]}, "variants.0.id"),
+        ({"variants": [{"price": 29.99}]}, "variants.0.price"),
+        ({"variants": [{"price": -1}]}, "variants.0.price"),
+        ({"variants": [{"price": 2999, "is_enabled": False}]}, "variants"),
+    ],
+)
+def test_create_product_refuses_a_bad_body_and_stores_nothing(
+    provider: DemoPrintProvider, change: dict, field: str
+) -> None:
+    before = provider.list_products(SHOP)["total"]
+    body = {**_create_body(provider), **change}
+    first_id = _create_body(provider)["variants"][0]["id"]
+    body["variants"] = [{"id": first_id, **v} for v in body["variants"]]
+    with pytest.raises(ProviderError) as excinfo:
+        provider.create_product(SHOP, body)
+    assert _validation_reason(excinfo).startswith(f"{field}:")
+    assert provider.list_products(SHOP)["total"] == before
+
+
+# ---------------------------------------------------------------- updating products
+
+
+def test_update_product_changes_title_description_tags_and_variant_prices(provider: DemoPrintProvider) -> None:
+    product = _products(provider)[0]
+    first, second = product["variants"][:2]
+    updated = provider.update_product(
+        SHOP,
+        product["id"],
+        {
+            "title": "New title",
+            "description": "<p>New words</p>",
+            "tags": ["HWDZN"],
+            "variants": [{"id": first["id"], "price": 3100, "is_enabled": False}],
+        },
+    )
+    assert (updated["title"], updated["description"], updated["tags"]) == ("New title", "<p>New words</p>", ["HWDZN"])
+    assert (updated["variants"][0]["price"], updated["variants"][0]["is_enabled"]) == (3100, False)
+    assert updated["variants"][1] == second
+    assert updated["updated_at"] >= product["updated_at"]
+    assert provider.get_product(SHOP, product["id"]) == updated
+
+
+def test_update_product_of_an_unknown_product_is_not_found(provider: DemoPrintProvider) -> None:
+    with pytest.raises(ProviderNotFound):
+        provider.update_product(SHOP, "0" * 24, {"title": "x"})
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"title": ""}, "title"),
+        ({"tags": "HWDZN"}, "tags"),
+        ({"variants": [{"id": 1, "price": 100}]}, "variants.0.id"),
+        ({"variants": "all"}, "variants"),
+    ],
+)
+def test_update_product_refuses_bad_changes_and_changes_nothing(
+    provider: DemoPrintProvider, changes: dict, field: str
+) -> None:
+    product = _products(provider)[0]
+    with pytest.raises(ProviderError) as excinfo:
+        provider.update_product(SHOP, product["id"], {"description": "<p>changed</p>", **changes})
+    assert _validation_reason(excinfo).startswith(f"{field}:")
+    assert provider.get_product(SHOP, product["id"]) == product
+
+
+def test_a_variant_price_in_dollars_is_refused(provider: DemoPrintProvider) -> None:
+    product = _products(provider)[0]
+    variant_id = product["variants"][0]["id"]
+    with pytest.raises(ProviderError) as excinfo:
+        provider.update_product(SHOP, product["id"], {"variants": [{"id": variant_id, "price": 29.99}]})
+    assert _validation_reason(excinfo) == "variants.0.price: The variants.0.price must be an integer."
+
+
+# ---------------------------------------------------------------- publishing
+
+
+def test_publish_locks_the_product_until_publishing_succeeded(provider: DemoPrintProvider) -> None:
+    product = provider.create_product(SHOP, _create_body(provider))
+    assert provider.publish_product(SHOP, product["id"], {"title": True, "variants": True}) == {}
+    assert provider.get_product(SHOP, product["id"])["is_locked"] is True
+    with pytest.raises(ProviderError) as excinfo:
+        provider.update_product(SHOP, product["id"], {"title": "Locked"})
+    error = excinfo.value
+    assert (error.status, error.code, error.message) == (400, 8252, "Product is disabled for editing")
+    assert error.details["errors"]["code"] == 8252
+
+    external = {"id": product["id"], "handle": f"/product/{product['id']}"}
+    assert provider.publishing_succeeded(SHOP, product["id"], external) == {}
+    published = provider.get_product(SHOP, product["id"])
+    assert (published["is_locked"], published["visible"], published["is_published"]) == (False, True, True)
+    assert published["external"] == external
+    assert provider.update_product(SHOP, product["id"], {"title": "Open again"})["title"] == "Open again"
+
+
+def test_a_second_publish_of_a_locked_product_is_refused(provider: DemoPrintProvider) -> None:
+    product_id = _products(provider)[0]["id"]
+    provider.publish_product(SHOP, product_id)
+    with pytest.raises(ProviderError) as excinfo:
+        provider.publish_product(SHOP, product_id)
+    assert excinfo.value.code == 8252
+
+
+def test_publishing_failed_unlocks_the_product_unpublished(provider: DemoPrintProvider) -> None:
+    product = provider.create_product(SHOP, _create_body(provider))
+    provider.publish_product(SHOP, product["id"])
+    assert provider.publishing_failed(SHOP, product["id"], "Storefront unavailable") == {}
+    after = provider.get_product(SHOP, product["id"])
+    assert (after["is_locked"], after["visible"], after["is_published"]) == (False, False, False)
+
+
+def test_unpublish_hides_a_published_product(provider: DemoPrintProvider) -> None:
+    product = next(p for p in _products(provider) if p["is_published"])
+    assert provider.unpublish_product(SHOP, product["id"]) == {}
+    after = provider.get_product(SHOP, product["id"])
+    assert (after["visible"], after["is_published"]) == (False, False)
+
+
+@pytest.mark.parametrize("action", ["publish_product", "unpublish_product"])
+def test_publishing_an_unknown_product_is_not_found(provider: DemoPrintProvider, action: str) -> None:
+    with pytest.raises(ProviderNotFound):
+        getattr(provider, action)(SHOP, "0" * 24)
+
+
+def test_publish_body_values_must_be_booleans(provider: DemoPrintProvider) -> None:
+    product_id = _products(provider)[0]["id"]
+    with pytest.raises(ProviderError) as excinfo:
+        provider.publish_product(SHOP, product_id, {"title": "yes"})
+    assert _validation_reason(excinfo).startswith("title:")
+    assert provider.get_product(SHOP, product_id)["is_locked"] is False

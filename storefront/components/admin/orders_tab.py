@@ -1,7 +1,339 @@
-"""Admin dashboard tab: orders (being built)."""
+"""Admin dashboard tab: Order Management (stat cards, revenue chart, orders table, detail dialog)."""
 
 import reflex as rx
 
+from storefront.components import styles
+from storefront.components.admin.layout import section_card
+from storefront.components.empty_state import empty_state
+from storefront.components.product_card import product_image
+from storefront.state.admin.orders import ItemRow, OrderRow, OrdersState
+
+COLUMNS = ["Order ID", "Customer", "Total", "Status", "Payment", "Printify Status", "Date", "Actions"]
+AUTO_SEND_NOTE = "Orders are sent to Printify automatically after payment confirmation."
+
+
+def status_badge(label: rx.Var) -> rx.Component:
+    colour = rx.match(label, ("Processing", "blue"), ("Fulfilled", "green"), ("Pending", "amber"), "gray")
+    return rx.badge(label, color_scheme=colour, variant="soft")
+
+
+def payment_badge(label: rx.Var) -> rx.Component:
+    colour = rx.match(label, ("Paid", "green"), ("Pending", "amber"), ("Failed", "red"), "gray")
+    return rx.badge(label, color_scheme=colour, variant="soft")
+
+
+# --------------------------------------------------------------------------- stat cards and chart
+
+
+def stat_card(label: str, value: rx.Var, icon: str) -> rx.Component:
+    return rx.card(
+        rx.hstack(
+            rx.text(label, size="2", weight="medium", color=styles.MUTED),
+            rx.icon(icon, size=18, color=styles.MUTED),
+            justify="between",
+            width="100%",
+        ),
+        rx.heading(value, size="7", margin_top="0.5rem"),
+        data_testid="order-stat",
+        width="100%",
+    )
+
+
+def stat_cards() -> rx.Component:
+    return rx.grid(
+        stat_card("Total Orders", OrdersState.total_orders, "shopping-bag"),
+        stat_card("Processing", OrdersState.processing, "loader"),
+        stat_card("Fulfilled", OrdersState.fulfilled, "package-check"),
+        stat_card("Revenue", OrdersState.revenue, "dollar-sign"),
+        columns=rx.breakpoints(initial="1", sm="2", lg="4"),
+        spacing="4",
+        width="100%",
+    )
+
+
+def revenue_chart() -> rx.Component:
+    return section_card(
+        rx.heading("Revenue by Day", as_="h3", size="4"),
+        rx.text("Paid orders, last 30 days (UTC)", size="2", color=styles.MUTED),
+        rx.recharts.bar_chart(
+            rx.recharts.cartesian_grid(stroke_dasharray="3 3", vertical=False),
+            rx.recharts.x_axis(data_key="day", interval="preserveStartEnd", tick_line=False),
+            rx.recharts.y_axis(tick_line=False, width=60),
+            rx.recharts.graphing_tooltip(),
+            rx.recharts.bar(data_key="revenue", name="Revenue ($)", fill=styles.BRAND, is_animation_active=False),
+            data=OrdersState.chart,
+            width="100%",
+            height=240,
+            margin={"top": 16, "right": 8, "left": 0, "bottom": 0},
+        ),
+        data_testid="revenue-chart",
+    )
+
+
+# --------------------------------------------------------------------------- the table
+
+
+def provider_cell(row: OrderRow) -> rx.Component:
+    """The provider status, or the provider's reason when it refused the order."""
+    return rx.cond(
+        row["attention"] != "",
+        rx.badge(
+            rx.icon("triangle-alert", size=14),
+            rx.text("Needs attention: ", row["attention"], white_space="normal"),
+            color_scheme="red",
+            variant="soft",
+            max_width="18rem",
+            data_testid="needs-attention",
+        ),
+        rx.text(row["provider_status"], size="2"),
+    )
+
+
+def actions_cell(row: OrderRow) -> rx.Component:
+    return rx.hstack(
+        rx.button(
+            rx.icon("eye", size=14),
+            "View",
+            size="1",
+            variant="outline",
+            on_click=OrdersState.open_detail(row["number"]),
+        ),
+        rx.cond(
+            row["attention"] != "",
+            rx.button(
+                rx.icon("rotate-cw", size=14),
+                "Retry",
+                size="1",
+                color_scheme="red",
+                loading=OrdersState.retrying == row["number"],
+                on_click=OrdersState.retry(row["number"]),
+            ),
+        ),
+        spacing="2",
+    )
+
+
+def order_row(row: OrderRow) -> rx.Component:
+    return rx.table.row(
+        rx.table.row_header_cell(row["number"], white_space="nowrap"),
+        rx.table.cell(rx.vstack(rx.text(row["customer"]), rx.text(row["email"], size="1", color=styles.MUTED), spacing="0")),
+        rx.table.cell(row["total"]),
+        rx.table.cell(status_badge(row["status"])),
+        rx.table.cell(payment_badge(row["payment"])),
+        rx.table.cell(provider_cell(row)),
+        rx.table.cell(row["date"], white_space="nowrap"),
+        rx.table.cell(actions_cell(row)),
+        background=rx.cond(row["attention"] != "", rx.color("red", 2), "transparent"),
+        data_testid="order-row",
+        align="center",
+    )
+
+
+def orders_table() -> rx.Component:
+    return rx.cond(
+        OrdersState.rows.length() > 0,
+        rx.vstack(
+            rx.box(
+                rx.table.root(
+                    rx.table.header(rx.table.row(*[rx.table.column_header_cell(c) for c in COLUMNS])),
+                    rx.table.body(rx.foreach(OrdersState.rows, order_row)),
+                    width="100%",
+                    variant="surface",
+                ),
+                width="100%",
+                overflow_x="auto",
+            ),
+            rx.cond(
+                OrdersState.has_more,
+                rx.button("Load More", variant="outline", loading=OrdersState.loading_more, on_click=OrdersState.load_more),
+            ),
+            align="center",
+            spacing="4",
+            width="100%",
+        ),
+        rx.cond(
+            OrdersState.loaded,
+            empty_state("shopping-bag", "No orders yet", heading_level="h3"),
+            rx.center(rx.spinner(size="3"), padding_y="4rem", width="100%"),
+        ),
+    )
+
+
+# --------------------------------------------------------------------------- the detail dialog
+
+
+def field(label: str, value: rx.Var | str, **props) -> rx.Component:
+    return rx.hstack(
+        rx.text(label, size="2", color=styles.MUTED),
+        rx.text(value, size="2", weight="medium", text_align="right", **props),
+        justify="between",
+        width="100%",
+    )
+
+
+def or_dash(value: rx.Var) -> rx.Var:
+    return rx.cond(value != "", value, "—")
+
+
+def details_panel() -> rx.Component:
+    detail = OrdersState.detail
+    return rx.grid(
+        section_card(
+            rx.heading("Customer Information", as_="h4", size="3"),
+            field("Name", detail["customer_name"]),
+            field("Email", detail["customer_email"]),
+            field("Phone", or_dash(detail["customer_phone"])),
+            field("Order date", detail["date"]),
+        ),
+        section_card(
+            rx.heading("Order Summary", as_="h4", size="3"),
+            field("Subtotal", detail["subtotal"]),
+            field("Shipping", detail["shipping"]),
+            field("Tax", detail["tax"]),
+            rx.separator(size="4"),
+            field("Total", detail["total"], data_testid="detail-total"),
+        ),
+        section_card(
+            rx.heading("Shipping Address", as_="h4", size="3"),
+            rx.text(detail["ship_to"], size="2"),
+            rx.text(detail["address1"], size="2"),
+            rx.cond(detail["address2"] != "", rx.text(detail["address2"], size="2")),
+            rx.text(detail["city_line"], size="2"),
+            rx.text(detail["country"], size="2"),
+        ),
+        columns=rx.breakpoints(initial="1", md="2"),
+        spacing="3",
+        width="100%",
+    )
+
+
+def item_row(item: ItemRow) -> rx.Component:
+    return rx.table.row(
+        rx.table.cell(rx.box(product_image(item["image"], item["name"], height="48px"), width="48px", border_radius="6px", overflow="hidden")),
+        rx.table.cell(item["name"]),
+        rx.table.cell(item["size"]),
+        rx.table.cell(item["quantity"]),
+        rx.table.cell(item["price"]),
+        data_testid="order-item",
+        align="center",
+    )
+
+
+def items_panel() -> rx.Component:
+    return rx.table.root(
+        rx.table.header(rx.table.row(*[rx.table.column_header_cell(c) for c in ["Image", "Name", "Size", "Quantity", "Price"]])),
+        rx.table.body(rx.foreach(OrdersState.detail_items, item_row)),
+        width="100%",
+    )
+
+
+def fulfilment_panel() -> rx.Component:
+    detail = OrdersState.detail
+    return rx.vstack(
+        rx.cond(
+            detail["attention"] != "",
+            rx.callout(
+                rx.text("The print provider refused this order: ", detail["attention"]),
+                icon="triangle-alert",
+                color_scheme="red",
+                width="100%",
+            ),
+        ),
+        section_card(
+            field("Order Status", detail["status"]),
+            field("Payment Status", detail["payment"]),
+            rx.cond(detail["card"] != "", field("Card", detail["card"])),
+            field("Printify Order ID", or_dash(detail["provider_order_id"])),
+            field("Printify Status", or_dash(detail["provider_status"])),
+            field("Tracking Number", or_dash(detail["tracking_number"])),
+        ),
+        rx.cond(
+            detail["attention"] != "",
+            rx.button(
+                rx.icon("rotate-cw", size=14),
+                "Retry",
+                color_scheme="red",
+                loading=OrdersState.retrying == detail["number"],
+                on_click=OrdersState.retry(detail["number"]),
+            ),
+        ),
+        rx.callout(AUTO_SEND_NOTE, icon="info", color_scheme="blue", width="100%"),
+        spacing="3",
+        width="100%",
+    )
+
+
+def order_dialog() -> rx.Component:
+    return rx.dialog.root(
+        rx.dialog.content(
+            rx.dialog.title(rx.cond(OrdersState.detail["number"] != "", "Order " + OrdersState.detail["number"], "Order")),
+            rx.dialog.description("Order details, items and fulfillment", size="2", color=styles.MUTED),
+            rx.cond(
+                OrdersState.detail_loading,
+                rx.center(rx.spinner(size="3"), padding_y="3rem"),
+                rx.tabs.root(
+                    rx.tabs.list(
+                        rx.tabs.trigger("Order Details", value="details"),
+                        rx.tabs.trigger("Items", value="items"),
+                        rx.tabs.trigger("Fulfillment", value="fulfillment"),
+                    ),
+                    rx.tabs.content(details_panel(), value="details", padding_top="1rem"),
+                    rx.tabs.content(items_panel(), value="items", padding_top="1rem"),
+                    rx.tabs.content(fulfilment_panel(), value="fulfillment", padding_top="1rem"),
+                    default_value="details",
+                ),
+            ),
+            rx.hstack(
+                rx.dialog.close(rx.button("Close", variant="soft", color_scheme="gray")),
+                justify="end",
+                margin_top="1rem",
+            ),
+            max_width="760px",
+        ),
+        open=OrdersState.detail_open,
+        on_open_change=OrdersState.set_detail_open,
+    )
+
+
+# --------------------------------------------------------------------------- the tab
+
+
+def toolbar() -> rx.Component:
+    return rx.hstack(
+        rx.heading("Order Management", as_="h2", size="5"),
+        rx.hstack(
+            rx.button(
+                rx.icon("download", size=16),
+                "Export CSV",
+                variant="outline",
+                loading=OrdersState.exporting,
+                on_click=OrdersState.export_csv,
+            ),
+            rx.button(
+                rx.icon("refresh-cw", size=16),
+                "Refresh Orders",
+                loading=OrdersState.loading,
+                on_click=OrdersState.refresh,
+            ),
+            spacing="2",
+        ),
+        justify="between",
+        align="center",
+        wrap="wrap",
+        width="100%",
+    )
+
 
 def orders_tab() -> rx.Component:
-    return rx.text("orders")
+    # The tab's content mounts each time the tab is shown, so the orders load fresh then.
+    return rx.vstack(
+        toolbar(),
+        stat_cards(),
+        revenue_chart(),
+        section_card(orders_table()),
+        order_dialog(),
+        spacing="4",
+        width="100%",
+        on_mount=OrdersState.refresh,
+    )
+

@@ -1,7 +1,139 @@
-"""Admin dashboard tab: product editor (being built)."""
+"""The Product Editor tab: shop buttons, search, count badge and inline-editable product rows."""
 
 import reflex as rx
 
+from storefront.collections import COLLECTIONS
+from storefront.components import styles
+from storefront.components.admin.shops import shop_buttons
+from storefront.state.admin.editor import ProductEditorState as S
+from storefront.state.admin.shops import ShopsState
+
+CATEGORY_KEYS = [collection.key for collection in COLLECTIONS]
+
+
+def labelled(label: str, control: rx.Component) -> rx.Component:
+    return rx.el.label(
+        rx.text(label, size="1", weight="medium", color=styles.MUTED),
+        control,
+        style={"display": "grid", "gap": "0.25rem", "width": "100%"},
+    )
+
+
+def edit_form(row: rx.Var) -> rx.Component:
+    product_id = row["id"].to(str)
+    return rx.vstack(
+        labelled("Title", rx.input(value=row["title"], on_change=S.set_field(product_id, "title"), debounce_timeout=250)),
+        labelled(
+            "Description",
+            rx.text_area(value=row["description"], on_change=S.set_field(product_id, "description"), rows="4", debounce_timeout=250),
+        ),
+        rx.grid(
+            labelled(
+                "Price",
+                rx.input(
+                    value=row["price"],
+                    on_change=S.set_field(product_id, "price"),
+                    type="number",
+                    min="0",
+                    step="0.01",
+                    debounce_timeout=250,
+                ),
+            ),
+            labelled(
+                "Category",
+                rx.select(CATEGORY_KEYS, value=row["category"], on_change=S.set_field(product_id, "category")),
+            ),
+            columns="2",
+            spacing="3",
+            width="100%",
+        ),
+        rx.hstack(
+            rx.button("Save", on_click=S.save(product_id), disabled=S.saving, loading=S.saving, size="2"),
+            rx.button("Cancel", on_click=S.cancel(product_id), variant="soft", color_scheme="gray", size="2"),
+            spacing="2",
+        ),
+        spacing="3",
+        width="100%",
+    )
+
+
+def view(row: rx.Var) -> rx.Component:
+    return rx.hstack(
+        rx.vstack(
+            rx.text(row["title"], weight="bold"),
+            rx.text(
+                row["description"],
+                size="2",
+                color=styles.MUTED,
+                style={"display": "-webkit-box", "-webkit-line-clamp": "2", "-webkit-box-orient": "vertical", "overflow": "hidden"},
+            ),
+            rx.hstack(
+                rx.text("$", row["price"], weight="medium"),
+                rx.badge(row["category"], variant="soft"),
+                rx.badge(row["status"], color_scheme=rx.cond(row["status"] == "published", "green", "gray")),
+                spacing="2",
+                align="center",
+            ),
+            spacing="1",
+            flex="1",
+            min_width="0",
+        ),
+        rx.button(rx.icon("pencil", size=14), "Edit", variant="outline", size="2", on_click=S.start_edit(row["id"].to(str))),
+        align="start",
+        width="100%",
+    )
+
+
+def editor_row(row: rx.Var) -> rx.Component:
+    return rx.card(
+        rx.cond(row["editing"], edit_form(row), view(row)),
+        rx.cond(row["error"], rx.text(row["error"], color=rx.color("red", 11), size="2", padding_top="0.5rem")),
+        width="100%",
+        data_testid="editor-row",
+    )
+
+
+def toolbar() -> rx.Component:
+    return rx.vstack(
+        shop_buttons(on_select=S.load),
+        rx.hstack(
+            rx.input(
+                placeholder="Search products...",
+                value=S.query,
+                on_change=S.set_query,
+                debounce_timeout=300,
+                width="100%",
+                max_width="360px",
+            ),
+            rx.badge(S.total, " products", size="2", data_testid="product-count"),
+            rx.spacer(),
+            rx.button(
+                rx.icon("save", size=16),
+                "Save All Changes",
+                on_click=S.save_all,
+                disabled=S.saving,
+                loading=S.saving,
+            ),
+            width="100%",
+            align="center",
+            wrap="wrap",
+            spacing="3",
+        ),
+        spacing="3",
+        width="100%",
+    )
+
 
 def product_editor_tab() -> rx.Component:
-    return rx.text("product editor")
+    return rx.vstack(
+        toolbar(),
+        rx.cond(
+            (S.rows.length() == 0) & ~S.loading,
+            rx.text("No products found", color=styles.MUTED),
+        ),
+        rx.vstack(rx.foreach(S.rows, editor_row), spacing="3", width="100%"),
+        rx.cond(S.has_more, rx.button("Load More", variant="outline", on_click=S.load_more, loading=S.loading)),
+        spacing="4",
+        width="100%",
+        on_mount=[ShopsState.load_shops, S.load],
+    )

@@ -14,7 +14,13 @@ from typing import Any, Callable
 from storefront.collections import COLLECTIONS, HWDKN, SWDNN, Collection
 from storefront.services import demo_images
 from storefront.services.printify.errors import ProviderError, ProviderNotFound
-from storefront.services.printify.provider import DEFAULT_PAGE_LIMIT, paginate, validation_error
+from storefront.services.printify.provider import (
+    DEFAULT_PAGE_LIMIT,
+    PUBLISH_EVERYTHING,
+    paginate,
+    product_locked_error,
+    validation_error,
+)
 
 DEMO_SHOP_ID = 1
 DEMO_SHOP: dict[str, Any] = {"id": DEMO_SHOP_ID, "title": "Storefront Demo Shop", "sales_channel": "custom_integration"}
@@ -44,6 +50,7 @@ COLOURS: dict[str, str] = {
     "Royal Blue": "#1f4fbf",
     "Golden Yellow": "#f2c200",
     "Deep Royal": "#1a3a8f",
+    "Black": "#111111",
 }
 COLOUR_IDS: dict[str, int] = {name: 600 + i for i, name in enumerate(COLOURS)}
 #: (primary colour name, secondary colour name) of each collection.
@@ -59,6 +66,46 @@ DEMO_FLAT_SHIPPING_CENTS = 0
 #: Order statuses advance_order() walks through, in order.
 ORDER_PROGRESSION: tuple[str, ...] = ("pending", "on-hold", "in-production", "fulfilled")
 OPERATION_FAILED_CODE = 8502
+
+
+@dataclass(frozen=True)
+class CatalogueBlueprint:
+    """A blueprint of the demo's print catalogue: what it is, how its mockups look, what it costs."""
+
+    id: int
+    title: str
+    kind: str  # the garment drawn for its mockups
+    base_cost: int  # cents for sizes S-XL at print provider 1
+
+
+#: The blueprints the demo prints (the spec's five product types).
+CATALOGUE_BLUEPRINTS: dict[int, CatalogueBlueprint] = {
+    bp.id: bp
+    for bp in (
+        CatalogueBlueprint(384, "Unisex Premium T-Shirt", "tee", 1150),
+        CatalogueBlueprint(386, "Women's Premium T-Shirt", "tee", 1125),
+        CatalogueBlueprint(387, "Men's Premium T-Shirt", "tee", 1175),
+        CatalogueBlueprint(388, "Unisex Hoodie", "hoodie", 2250),
+        CatalogueBlueprint(400, "Unisex Crewneck Sweatshirt", "crewneck", 1850),
+    )
+}
+#: The print providers of the demo catalogue (the spec's four): id -> title.
+CATALOGUE_PRINT_PROVIDERS: dict[int, str] = {1: "custom products provider", 2: "ArtsAdd", 3: "T-Pop", 29: "SwiftPOD"}
+#: What each print provider charges above (or below) provider 1, in cents per item.
+PRINT_PROVIDER_COST_ADJUSTMENT: dict[int, int] = {1: 0, 2: 60, 3: -40, 29: 25}
+#: Extra production cost of the big sizes, per garment kind, in cents.
+SIZE_COST_UPCHARGE: dict[str, dict[str, int]] = {
+    "tee": {"2XL": 150, "3XL": 250},
+    "hoodie": {"2XL": 200, "3XL": 400},
+    "crewneck": {"2XL": 150, "3XL": 250},
+}
+#: Blank colours every catalogue blueprint comes in.
+CATALOGUE_COLOURS: tuple[str, ...] = ("White", "Black")
+#: Print area placeholders of every catalogue variant (pixels of the print file).
+PLACEHOLDERS: tuple[dict[str, Any], ...] = (
+    {"position": "front", "width": 4500, "height": 5100},
+    {"position": "back", "width": 4500, "height": 5100},
+)
 
 
 @dataclass(frozen=True)
@@ -120,9 +167,37 @@ def _colour_slug(name: str) -> str:
     return name.lower().replace(" ", "-")
 
 
-def _variant_id(kind: str, colour: str, size: str) -> int:
+def _blueprint_variant_id(blueprint_id: int, colour: str, size: str) -> int:
     """Catalogue-style variant id: the same for every product of one blueprint, colour and size."""
-    return BLUEPRINTS[kind] * 100 + (COLOUR_IDS[colour] - 600) * len(SIZES) + SIZES.index(size)
+    return blueprint_id * 100 + (COLOUR_IDS[colour] - 600) * len(SIZES) + SIZES.index(size)
+
+
+def _variant_id(kind: str, colour: str, size: str) -> int:
+    return _blueprint_variant_id(BLUEPRINTS[kind], colour, size)
+
+
+def variant_cost(blueprint_id: int, print_provider_id: int, size: str) -> int:
+    """What printing one catalogue variant costs the shop, in cents."""
+    blueprint = CATALOGUE_BLUEPRINTS[blueprint_id]
+    return (
+        blueprint.base_cost
+        + SIZE_COST_UPCHARGE[blueprint.kind].get(size, 0)
+        + PRINT_PROVIDER_COST_ADJUSTMENT[print_provider_id]
+    )
+
+
+def catalogue_variants(blueprint_id: int) -> list[dict[str, Any]]:
+    """The catalogue variants of a blueprint: every catalogue colour in every size."""
+    return [
+        {
+            "id": _blueprint_variant_id(blueprint_id, colour, size),
+            "title": f"{colour} / {size}",
+            "options": {"color": colour, "size": size},
+            "placeholders": [dict(placeholder) for placeholder in PLACEHOLDERS],
+        }
+        for colour in CATALOGUE_COLOURS
+        for size in SIZES
+    ]
 
 
 def _default_anchor() -> datetime:
@@ -289,6 +364,221 @@ def demo_catalogue(media_url: str = "/uploads/demo", anchor: datetime | None = N
     return products
 
 
+def _mockup_label(title: str) -> str:
+    """The letters drawn on a created product's mockups: the first word of its title."""
+    words = title.split()
+    return (words[0] if words else "").upper()[:6]
+
+
+def _mockup_trim(colour: str) -> str:
+    """A print colour that stands out on the garment colour."""
+    return COLOURS["Black"] if colour == "White" else COLOURS["White"]
+
+
+def _require_int(where: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise validation_error(f"{where}: The {where} must be an integer.")
+    return value
+
+
+def _require_price(where: str, value: object) -> int:
+    price = _require_int(where, value)
+    if price < 0:
+        raise validation_error(f"{where}: The {where} must be at least 0.")
+    return price
+
+
+def _require_bool(where: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise validation_error(f"{where}: The {where} field must be true or false.")
+    return value
+
+
+def _require_title(value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise validation_error("title: The title field is required.")
+    return value
+
+
+def _require_description(value: object) -> str:
+    if not isinstance(value, str):
+        raise validation_error("description: The description must be a string.")
+    return value
+
+
+def _require_tags(value: object) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(tag, str) for tag in value):
+        raise validation_error("tags: The tags must be a list of strings.")
+    return list(value)
+
+
+def _new_variants(body: dict, blueprint: CatalogueBlueprint, print_provider_id: int) -> list[dict[str, Any]]:
+    """The variants of a create body as product variants, in catalogue order."""
+    items = body.get("variants")
+    if not isinstance(items, list) or not items:
+        raise validation_error("variants: The variants field is required.")
+    catalogue = {v["id"]: v for v in catalogue_variants(blueprint.id)}
+    chosen: dict[int, tuple[int, bool]] = {}
+    for i, item in enumerate(items):
+        where = f"variants.{i}"
+        if not isinstance(item, dict):
+            raise validation_error(f"{where}: The variant must be an object.")
+        variant_id = _require_int(f"{where}.id", item.get("id"))
+        if variant_id not in catalogue or variant_id in chosen:
+            raise validation_error(f"{where}.id: The selected {where}.id is invalid.")
+        price = _require_price(f"{where}.price", item.get("price"))
+        chosen[variant_id] = (price, _require_bool(f"{where}.is_enabled", item.get("is_enabled", True)))
+    if not any(enabled for _, enabled in chosen.values()):
+        raise validation_error("variants: At least one variant must be enabled.")
+    variants = []
+    for variant_id, entry in catalogue.items():
+        if variant_id not in chosen:
+            continue
+        price, enabled = chosen[variant_id]
+        colour, size = entry["options"]["color"], entry["options"]["size"]
+        variants.append(
+            {
+                "id": variant_id,
+                "sku": "",  # filled in once the product id is known
+                "cost": variant_cost(blueprint.id, print_provider_id, size),
+                "price": price,
+                "title": entry["title"],
+                "grams": GARMENT_GRAMS[blueprint.kind] + 20 * SIZES.index(size),
+                "is_enabled": enabled,
+                "is_default": False,
+                "is_available": True,
+                "is_printify_express_eligible": False,
+                "options": [COLOUR_IDS[colour], SIZE_IDS[size]],
+            }
+        )
+    return variants
+
+
+def _created_product(
+    product_id: str, body: dict, now: datetime, media_url: str
+) -> tuple[dict[str, Any], dict[str, tuple[str, str, str, str, bool]]]:
+    """A product made from a create body (contract §6), unpublished, plus its mockup renders."""
+    if not isinstance(body, dict):
+        raise validation_error("The request body must be a JSON object.")
+    title = _require_title(body.get("title"))
+    description = _require_description(body.get("description", ""))
+    blueprint_id = _require_int("blueprint_id", body.get("blueprint_id"))
+    if blueprint_id not in CATALOGUE_BLUEPRINTS:
+        raise validation_error("blueprint_id: The selected blueprint id is invalid.")
+    print_provider_id = _require_int("print_provider_id", body.get("print_provider_id"))
+    if print_provider_id not in CATALOGUE_PRINT_PROVIDERS:
+        raise validation_error("print_provider_id: The selected print provider id is invalid.")
+    tags = _require_tags(body.get("tags", []))
+    print_areas = body.get("print_areas", [])
+    if not isinstance(print_areas, list):
+        raise validation_error("print_areas: The print areas must be a list.")
+    blueprint = CATALOGUE_BLUEPRINTS[blueprint_id]
+    variants = _new_variants(body, blueprint, print_provider_id)
+
+    colour_of = {COLOUR_IDS[c]: c for c in COLOURS}
+    size_of = {SIZE_IDS[s]: s for s in SIZES}
+    colours = list(dict.fromkeys(colour_of[v["options"][0]] for v in variants))
+    sizes = [size for size in SIZES if any(size_of[v["options"][1]] == size for v in variants)]
+    for variant in variants:
+        colour, size = colour_of[variant["options"][0]], size_of[variant["options"][1]]
+        variant["sku"] = f"{product_id[:8].upper()}-{_colour_slug(colour).upper()}-{size}"
+    enabled = [v for v in variants if v["is_enabled"]]
+    default = next((v for v in enabled if v["title"] == f"{colours[0]} / M"), enabled[0])
+    default["is_default"] = True
+
+    images: list[dict[str, Any]] = []
+    renders: dict[str, tuple[str, str, str, str, bool]] = {}
+    label = _mockup_label(title)
+    for colour in colours:
+        ids = [v["id"] for v in enabled if v["options"][0] == COLOUR_IDS[colour]]
+        if not ids:
+            continue
+        views = ("front", "back") if not images else ("front",)
+        for view in views:
+            stem = f"{product_id}-{view}" if not images else f"{product_id}-{_colour_slug(colour)}-{view}"
+            file_name = f"{stem}.png"
+            renders[file_name] = (blueprint.kind, COLOURS[colour], _mockup_trim(colour), label, view == "back")
+            images.append(
+                {
+                    "src": f"{media_url}/{file_name}",
+                    "variant_ids": ids,
+                    "position": view,
+                    "is_default": not images,
+                    "is_selected_for_publishing": True,
+                    "order": None,
+                }
+            )
+    stamp = format_timestamp(now)
+    product = {
+        "id": product_id,
+        "title": title,
+        "description": description,
+        "safety_information": "",
+        "tags": tags,
+        "options": [
+            {
+                "name": "Colors",
+                "type": "color",
+                "values": [{"id": COLOUR_IDS[c], "title": c, "colors": [COLOURS[c]]} for c in colours],
+            },
+            {"name": "Sizes", "type": "size", "values": [{"id": SIZE_IDS[s], "title": s} for s in sizes]},
+        ],
+        "variants": variants,
+        "images": images,
+        "created_at": stamp,
+        "updated_at": stamp,
+        "visible": False,
+        "is_locked": False,
+        "is_published": False,
+        "blueprint_id": blueprint_id,
+        "user_id": DEMO_USER_ID,
+        "shop_id": DEMO_SHOP_ID,
+        "print_provider_id": print_provider_id,
+        "print_areas": copy.deepcopy(print_areas),
+        "print_details": {"print_on_side": "off"},
+        "sales_channel_properties": [],
+        "is_printify_express_eligible": False,
+        "is_printify_express_enabled": False,
+        "is_economy_shipping_eligible": False,
+        "is_economy_shipping_enabled": False,
+    }
+    return product, renders
+
+
+def _validated_changes(product: dict[str, Any], changes: object) -> dict[str, Any]:
+    """The fields of an update body the demo applies, checked like Printify checks them."""
+    if not isinstance(changes, dict):
+        raise validation_error("The request body must be a JSON object.")
+    checked: dict[str, Any] = {}
+    if "title" in changes:
+        checked["title"] = _require_title(changes["title"])
+    if "description" in changes:
+        checked["description"] = _require_description(changes["description"])
+    if "tags" in changes:
+        checked["tags"] = _require_tags(changes["tags"])
+    if "variants" in changes:
+        items = changes["variants"]
+        if not isinstance(items, list):
+            raise validation_error("variants: The variants must be a list.")
+        known = {v["id"] for v in product["variants"]}
+        updates: dict[int, dict[str, Any]] = {}
+        for i, item in enumerate(items):
+            where = f"variants.{i}"
+            if not isinstance(item, dict):
+                raise validation_error(f"{where}: The variant must be an object.")
+            variant_id = _require_int(f"{where}.id", item.get("id"))
+            if variant_id not in known:
+                raise validation_error(f"{where}.id: The selected {where}.id is invalid.")
+            update: dict[str, Any] = {}
+            if "price" in item:
+                update["price"] = _require_price(f"{where}.price", item["price"])
+            if "is_enabled" in item:
+                update["is_enabled"] = _require_bool(f"{where}.is_enabled", item["is_enabled"])
+            updates[variant_id] = update
+        checked["variants"] = updates
+    return checked
+
+
 def _tracking_number(order_id: str) -> str:
     """A USPS-looking 22-digit tracking number derived from the order id."""
     digits = str(int(hashlib.sha1(order_id.encode()).hexdigest(), 16))
@@ -337,28 +627,132 @@ class DemoPrintProvider:
     def list_products(self, shop_id: int, page: int = 1, limit: int = 50) -> dict:
         """One page of every product in the shop (newest first, drafts included) in Printify's envelope."""
         self._check_shop(shop_id)
-        return copy.deepcopy(paginate(self._products, page, limit))
+        with self._lock:
+            return copy.deepcopy(paginate(self._products, page, limit))
 
     def get_product(self, shop_id: int, product_id: str) -> dict:
         """One product by id; ProviderNotFound when unknown."""
         self._check_shop(shop_id)
+        with self._lock:
+            return copy.deepcopy(self._product(product_id))
+
+    def _product(self, product_id: object) -> dict[str, Any]:
+        """The stored product (call with the lock held); ProviderNotFound when unknown."""
         product = self._by_id.get(product_id) if isinstance(product_id, str) else None
         if product is None:
             raise ProviderNotFound("Product not found", details={"error": "Not found"})
-        return copy.deepcopy(product)
+        return product
+
+    def catalog_variants(self, blueprint_id: int, print_provider_id: int) -> dict:
+        """The catalogue variants of a blueprint at a print provider (every blueprint at every provider)."""
+        known = (
+            not isinstance(blueprint_id, bool)
+            and blueprint_id in CATALOGUE_BLUEPRINTS
+            and not isinstance(print_provider_id, bool)
+            and print_provider_id in CATALOGUE_PRINT_PROVIDERS
+        )
+        if not known:
+            raise ProviderNotFound("Not found", details={"error": "Not found"})
+        return {
+            "id": print_provider_id,
+            "title": CATALOGUE_PRINT_PROVIDERS[print_provider_id],
+            "variants": catalogue_variants(blueprint_id),
+        }
+
+    def create_product(self, shop_id: int, body: dict) -> dict:
+        """Validate a create body like Printify, store the product unpublished, render its mockups."""
+        self._check_shop(shop_id)
+        with self._lock:
+            product_id = secrets.token_hex(12)
+            while product_id in self._by_id:
+                product_id = secrets.token_hex(12)
+            product, renders = _created_product(product_id, body, self._clock(), self.media_url)
+            self._products.insert(0, product)
+            self._by_id[product_id] = product
+            self._renders.update(renders)
+            created = copy.deepcopy(product)
+        for file_name, args in renders.items():
+            self._render(file_name, args)
+        return created
+
+    def update_product(self, shop_id: int, product_id: str, changes: dict) -> dict:
+        """Apply title, description, tags and variant price/is_enabled changes; refused while locked."""
+        self._check_shop(shop_id)
+        with self._lock:
+            product = self._product(product_id)
+            if product["is_locked"]:
+                raise product_locked_error()
+            checked = _validated_changes(product, changes)
+            variant_updates = checked.pop("variants", {})
+            product.update(checked)
+            for variant in product["variants"]:
+                variant.update(variant_updates.get(variant["id"], {}))
+            product["updated_at"] = format_timestamp(self._clock())
+            return copy.deepcopy(product)
+
+    def publish_product(self, shop_id: int, product_id: str, body: dict | None = None) -> dict:
+        """Start a publish: the product stays locked until publishing_succeeded or publishing_failed."""
+        self._check_shop(shop_id)
+        if body is not None and not isinstance(body, dict):
+            raise validation_error("The request body must be a JSON object.")
+        for key in PUBLISH_EVERYTHING:
+            if key in (body or {}):
+                _require_bool(key, (body or {})[key])
+        with self._lock:
+            product = self._product(product_id)
+            if product["is_locked"]:
+                raise product_locked_error()
+            product["is_locked"] = True
+        return {}
+
+    def publishing_succeeded(self, shop_id: int, product_id: str, external: dict) -> dict:
+        """The sales channel has the product at `external` ({id, handle}): unlocked and visible."""
+        self._check_shop(shop_id)
+        if not isinstance(external, dict) or not all(isinstance(external.get(k), str) for k in ("id", "handle")):
+            raise validation_error("external: The external id and handle fields are required.")
+        with self._lock:
+            product = self._product(product_id)
+            product.update(
+                is_locked=False,
+                visible=True,
+                is_published=True,
+                external={"id": external["id"], "handle": external["handle"]},
+                updated_at=format_timestamp(self._clock()),
+            )
+        return {}
+
+    def publishing_failed(self, shop_id: int, product_id: str, reason: str) -> dict:
+        """The sales channel could not publish the product: unlocked, otherwise unchanged."""
+        self._check_shop(shop_id)
+        if not isinstance(reason, str):
+            raise validation_error("reason: The reason must be a string.")
+        with self._lock:
+            self._product(product_id)["is_locked"] = False
+        return {}
+
+    def unpublish_product(self, shop_id: int, product_id: str) -> dict:
+        """The product was taken off the sales channel: no longer visible or published."""
+        self._check_shop(shop_id)
+        with self._lock:
+            product = self._product(product_id)
+            product.update(visible=False, is_published=False, updated_at=format_timestamp(self._clock()))
+        return {}
 
     # ------------------------------------------------------------------ images
 
     def ensure_images(self) -> int:
         """Render every missing product image into media_dir; returns how many files were written."""
-        written = 0
-        for file_name, (kind, body, trim, label, back) in self._renders.items():
-            render = lambda k=kind, b=body, t=trim, lab=label, bk=back: demo_images.render_garment(  # noqa: E731
-                k, b, t, lab, self.image_size, back=bk
-            )
-            if demo_images.ensure_png(self.media_dir / file_name, render):
-                written += 1
-        return written
+        with self._lock:
+            renders = list(self._renders.items())
+        return sum(1 for file_name, args in renders if self._render(file_name, args))
+
+    def _render(self, file_name: str, args: tuple[str, str, str, str, bool]) -> bool:
+        """Render one mockup unless its file exists; True when it was written."""
+        kind, body, trim, label, back = args
+        return demo_images.ensure_png(
+            self.media_dir / file_name,
+            lambda: demo_images.render_garment(kind, body, trim, label, self.image_size, back=back),
+        )
 
     # ------------------------------------------------------------------ orders
 

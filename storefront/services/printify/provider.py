@@ -13,6 +13,19 @@ MAX_PAGE_LIMIT = 50
 DEFAULT_PAGE_LIMIT = 10
 #: Code of Printify's "Validation failed." error body (contract §9).
 VALIDATION_FAILED_CODE = 8150
+#: Code Printify answers while a product is locked by an unfinished publish (contract §9).
+PRODUCT_LOCKED_CODE = 8252
+PRODUCT_LOCKED = "Product is disabled for editing"
+#: The publish.json body that publishes every part of a product (contract §4).
+PUBLISH_EVERYTHING: dict[str, bool] = {
+    "title": True,
+    "description": True,
+    "images": True,
+    "variants": True,
+    "tags": True,
+    "keyFeatures": True,
+    "shipping_template": True,
+}
 
 
 def validation_error(reason: str, message: str = "Validation failed.", status: int = 400) -> ProviderError:
@@ -24,6 +37,17 @@ def validation_error(reason: str, message: str = "Validation failed.", status: i
         "errors": {"reason": reason, "code": VALIDATION_FAILED_CODE},
     }
     return ProviderError(message, status=status, code=VALIDATION_FAILED_CODE, details=body)
+
+
+def product_locked_error() -> ProviderError:
+    """The 400 Printify answers for an edit or publish of a product locked by a publish."""
+    body = {
+        "status": "error",
+        "code": PRODUCT_LOCKED_CODE,
+        "message": PRODUCT_LOCKED,
+        "errors": {"reason": PRODUCT_LOCKED, "code": PRODUCT_LOCKED_CODE},
+    }
+    return ProviderError(PRODUCT_LOCKED, status=400, code=PRODUCT_LOCKED_CODE, details=body)
 
 
 def _check_int(name: str, value: object) -> int:
@@ -80,6 +104,38 @@ class PrintProvider(Protocol):
 
     def get_product(self, shop_id: int, product_id: str) -> dict:
         """One product object; raises ProviderNotFound when it does not exist."""
+        ...
+
+    def catalog_variants(self, blueprint_id: int, print_provider_id: int) -> dict:
+        """The catalogue variants of a blueprint at a print provider:
+        {id, title, variants: [{id, title, options: {color, size}, placeholders}]}; ProviderNotFound
+        when the provider does not print that blueprint."""
+        ...
+
+    def create_product(self, shop_id: int, body: dict) -> dict:
+        """Create a product from a create body (contract §6); returns the full, unpublished product."""
+        ...
+
+    def update_product(self, shop_id: int, product_id: str, changes: dict) -> dict:
+        """Change title, description, tags or variants (prices in cents); returns the full product.
+
+        ProviderNotFound for an unknown product; a 400 with code 8252 while a publish locks it."""
+        ...
+
+    def publish_product(self, shop_id: int, product_id: str, body: dict | None = None) -> dict:
+        """Start publishing (locks the product until publishing_succeeded/failed); returns {}."""
+        ...
+
+    def publishing_succeeded(self, shop_id: int, product_id: str, external: dict) -> dict:
+        """The sales channel published the product ({id, handle}): unlocks it, now visible; {}."""
+        ...
+
+    def publishing_failed(self, shop_id: int, product_id: str, reason: str) -> dict:
+        """The sales channel could not publish the product: unlocks it, unchanged; returns {}."""
+        ...
+
+    def unpublish_product(self, shop_id: int, product_id: str) -> dict:
+        """Tell the provider the product was taken off the sales channel; returns {}."""
         ...
 
     def create_order(self, shop_id: int, order: dict) -> dict:

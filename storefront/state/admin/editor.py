@@ -1,0 +1,229 @@
+"""The Product Editor tab: a page of product rows edited inline, Save per row and Save All."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TypedDict
+
+import reflex as rx
+
+from storefront.config import get_settings
+from storefront.db import session_scope
+from storefront.services import admin_catalog, admin_editor
+from storefront.services.errors import ServiceError
+from storefront.state.admin.session import AdminState
+from storefront.state.admin.shops import current_shop
+from storefront.wiring import shared_print_provider
+
+log = logging.getLogger(__name__)
+
+PAGE_SIZE = 20
+
+
+class EditorRow(TypedDict):
+    """One product in the editor: the values being typed and the originals they started from."""
+
+    id: str
+    title: str
+    description: str
+    price: str
+    category: str
+    status: str
+    original_title: str
+    original_description: str
+    original_price: str
+    original_category: str
+    editing: bool
+    error: str
+
+
+def to_editor_row(row: admin_catalog.AdminProductRow) -> EditorRow:
+    values = {
+        "title": row.title,
+        "description": row.description_html,
+        "price": admin_catalog.dollars(row.price_cents) or "",
+        "category": row.category,
+    }
+    return EditorRow(
+        id=row.id,
+        status=row.status,
+        editing=False,
+        error="",
+        **values,  # type: ignore[typeddict-item]
+        **{f"original_{k}": v for k, v in values.items()},  # type: ignore[typeddict-item]
+    )
+
+
+def _page(shop_id: str, query: str, offset: int) -> admin_catalog.ProductPage:
+    with session_scope() as session:
+        return admin_catalog.product_page(
+            session, shop_id=admin_catalog.parse_shop_id(shop_id), query=query, limit=PAGE_SIZE, offset=offset
+        )
+
+
+def _save(shop_id: str, row: EditorRow) -> admin_catalog.AdminProductRow:
+    with session_scope() as session:
+        return admin_catalog.update_product(
+            session,
+            shared_print_provider(get_settings()),
+            admin_catalog.parse_shop_id(shop_id),
+            row["id"],
+            title=row["title"],
+            description=row["description"],
+            price=row["price"],
+            category=row["category"],
+        )
+
+
+class ProductEditorState(AdminState):
+    """Rows of the selected shop; `saving` blocks every other save until the running one ends."""
+
+    query: str = ""
+    rows: list[EditorRow] = []
+    total: int = 0
+    loading: bool = False
+    saving: bool = False
+
+    @rx.var
+    def has_more(self) -> bool:
+        return len(self.rows) < self.total
+
+    @rx.event(background=True)
+    async def load(self):
+        """The first page for the selected shop and search."""
+        async for event in self._fetch(reset=True):
+            yield event
+
+    @rx.event(background=True)
+    async def load_more(self):
+        async for event in self._fetch(reset=False):
+            yield event
+
+    async def _fetch(self, reset: bool):
+        async with self:
+            if await self._signed_in() is None:
+                yield self._to_login()
+                return
+            self.loading, query, offset = True, self.query, 0 if reset else len(self.rows)
+        shop_id = await current_shop(self)
+        try:
+            page = await asyncio.to_thread(_page, shop_id, query, offset)
+        except Exception:  # noqa: BLE001 - the provider or database may fail; the toast says so
+            log.exception("loading the editor's products failed")
+            async with self:
+                self.loading = False
+            yield rx.toast.error(admin_catalog.FAILED_TO_LOAD_PRODUCTS)
+            return
+        async with self:
+            if query == self.query:  # a newer search owns the result otherwise
+                fresh = [to_editor_row(row) for row in page.rows]
+                self.rows = fresh if reset else [*self.rows, *fresh]
+                self.total = page.total
+            self.loading = False
+
+    @rx.event
+    async def set_query(self, value: str):
+        if await self._signed_in() is None:
+            return self._to_login()
+        self.query = value
+        return ProductEditorState.load
+
+    def _update_row(self, product_id: str, **values: object) -> EditorRow | None:
+        for index, row in enumerate(self.rows):
+            if row["id"] == product_id:
+                self.rows[index] = {**row, **values}  # type: ignore[typeddict-item]
+                return self.rows[index]
+        return None
+
+    @rx.event
+    async def start_edit(self, product_id: str):
+        if await self._signed_in() is None:
+            return self._to_login()
+        self._update_row(product_id, editing=True, error="")
+        return None
+
+    @rx.event
+    async def set_field(self, product_id: str, field: str, value: str):
+        if await self._signed_in() is None:
+            return self._to_login()
+        if field in admin_editor.EDITABLE_FIELDS:
+            self._update_row(product_id, **{field: value})
+        return None
+
+    @rx.event
+    async def cancel(self, product_id: str):
+        """Back to the originals."""
+        if await self._signed_in() is None:
+            return self._to_login()
+        for row in self.rows:
+            if row["id"] == product_id:
+                originals = {f: row[f"original_{f}"] for f in admin_editor.EDITABLE_FIELDS}  # type: ignore[literal-required]
+                self._update_row(product_id, editing=False, error="", **originals)
+        return None
+
+    async def _save_rows(self, rows: list[EditorRow]) -> tuple[int, list[str]]:
+        """Save each row in turn; returns how many were saved and the failures' messages."""
+        shop_id = await current_shop(self)
+        saved, failures = 0, []
+        for row in rows:
+            try:
+                fresh = await asyncio.to_thread(_save, shop_id, row)
+            except ServiceError as error:
+                message = error.message or admin_editor.UPDATE_FAILED_TEXT
+                async with self:
+                    self._update_row(row["id"], error=message)
+                failures.append(message)
+                continue
+            except Exception:  # noqa: BLE001 - reported on the row and in the toast
+                log.exception("saving product %s failed", row["id"])
+                async with self:
+                    self._update_row(row["id"], error=admin_editor.UPDATE_FAILED_TEXT)
+                failures.append(admin_editor.UPDATE_FAILED_TEXT)
+                continue
+            saved += 1
+            async with self:
+                self._update_row(row["id"], **to_editor_row(fresh))
+        return saved, failures
+
+    @rx.event(background=True)
+    async def save(self, product_id: str):
+        async with self:
+            if await self._signed_in() is None:
+                yield self._to_login()
+                return
+            row = next((r for r in self.rows if r["id"] == product_id), None)
+            if self.saving or row is None:
+                return
+            self.saving = True
+        try:
+            saved, failures = await self._save_rows([row])
+        finally:
+            async with self:
+                self.saving = False
+        if saved:
+            yield rx.toast.success(admin_editor.PRODUCT_UPDATED, description=row["title"])
+        else:
+            yield rx.toast.error(admin_editor.UPDATE_FAILED, description=failures[0])
+
+    @rx.event(background=True)
+    async def save_all(self):
+        async with self:
+            if await self._signed_in() is None:
+                yield self._to_login()
+                return
+            if self.saving:
+                return
+            rows = [EditorRow(**r) for r in admin_editor.rows_to_save(self.rows)]  # type: ignore[typeddict-item]
+            if not rows:
+                yield rx.toast.info(admin_editor.NO_CHANGES_TITLE, description=admin_editor.NO_CHANGES_TEXT)
+                return
+            self.saving = True
+        try:
+            saved, failures = await self._save_rows(rows)
+        finally:
+            async with self:
+                self.saving = False
+        outcome = admin_editor.save_all_outcome(saved, len(failures))
+        toast = rx.toast.error if outcome.failed else rx.toast.success
+        yield toast(outcome.title, description=outcome.description)

@@ -1,0 +1,138 @@
+"""The admin order routes over HTTP, against SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, update
+
+from storefront.api.app import create_api
+from storefront.config import Settings
+from storefront.models import Order
+from storefront.services.admin_orders import CSV_HEADER, NO_ATTENTION, NOT_PAID
+from storefront.services.payments import TestPaymentGateway
+from tests.ordering import GOOD_CARD, order_payload, pick, seed_demo
+
+PASSWORD = "correct horse battery"
+REASON = "address_to.zip: The address to.zip is invalid."
+
+
+@pytest.fixture
+def client(engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TestClient:
+    monkeypatch.setenv("DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("UPLOAD_DIR", raising=False)
+    monkeypatch.setenv("ADMIN_USERNAME", "owner")
+    monkeypatch.setenv("ADMIN_PASSWORD", PASSWORD)
+    provider = seed_demo(engine, tmp_path)
+    return TestClient(create_api(Settings(), engine=engine, gateway=TestPaymentGateway(), provider=provider))
+
+
+@pytest.fixture
+def admin(client: TestClient) -> dict[str, str]:
+    response = client.post("/api/admin/login", json={"username": "owner", "password": PASSWORD})
+    assert response.status_code == 200, response.text
+    return {"x-admin-token": response.json()["token"]}
+
+
+def _place(client: TestClient, engine: Engine, key: str, quantity: int = 1, pay: bool = False) -> str:
+    """Place (and optionally pay) an order through the shopper's routes; returns its number."""
+    created = client.post(
+        "/api/printify/orders", json=order_payload((pick(engine), quantity)), headers={"Idempotency-Key": key}
+    )
+    assert created.status_code == 201, created.text
+    number, token = created.json()["order"]["id"], created.json()["accessToken"]
+    if pay:
+        paid = client.post(
+            f"/api/printify/orders/{number}/process-payment",
+            json={"paymentId": f"pay_{key}", "cardData": GOOD_CARD},
+            headers={"X-Order-Token": token},
+        )
+        assert paid.status_code == 200, paid.text
+    return number
+
+
+def _needs_attention(engine: Engine, number: str) -> None:
+    with Session(engine) as session:
+        session.execute(update(Order).where(Order.number == number).values(attention_reason=REASON))
+        session.commit()
+
+
+def test_orders_answer_a_page_newest_first_with_the_total(client: TestClient, engine: Engine, admin: dict) -> None:
+    numbers = [_place(client, engine, f"k{n}", quantity=n + 1) for n in range(3)]
+    response = client.get("/api/orders", params={"limit": 2}, headers=admin)
+    assert response.status_code == 200
+    body = response.json()
+    assert [o["id"] for o in body["data"]] == numbers[::-1][:2]
+    assert (body["total"], body["hasMore"]) == (3, True)
+    first = body["data"][0]
+    assert {"customerName", "customerEmail", "subtotal", "shipping", "tax", "total", "status", "paymentStatus",
+            "printifyStatus", "printifyOrderId", "trackingNumber", "createdAt", "shippingAddress", "items"} <= set(first)
+    assert [i["quantity"] for i in first["items"]] == [3]
+
+
+def test_the_next_cursor_opens_the_next_page(client: TestClient, engine: Engine, admin: dict) -> None:
+    numbers = [_place(client, engine, f"k{n}") for n in range(3)]
+    first = client.get("/api/orders", params={"limit": 2}, headers=admin).json()
+    rest = client.get("/api/orders", params={"limit": 2, "cursor": first["nextCursor"]}, headers=admin).json()
+    assert [o["id"] for o in rest["data"]] == numbers[:1]
+    assert (rest["hasMore"], rest["nextCursor"]) == (False, None)
+
+
+def test_an_empty_order_book_is_an_empty_page(client: TestClient, admin: dict) -> None:
+    assert client.get("/api/orders", headers=admin).json() == {"data": [], "total": 0, "nextCursor": None, "hasMore": False}
+
+
+@pytest.mark.parametrize("params", [{"limit": 0}, {"limit": 101}, {"limit": "ten"}, {"cursor": "abc"}])
+def test_a_bad_limit_or_cursor_answers_422_with_the_error_body(client: TestClient, admin: dict, params: dict) -> None:
+    response = client.get("/api/orders", params=params, headers=admin)
+    assert response.status_code == 422
+    body = response.json()
+    assert set(body) == {"error", "details"} and set(body["details"]) == set(params)
+
+
+def test_the_csv_export_is_a_download_with_a_row_per_order(client: TestClient, engine: Engine, admin: dict) -> None:
+    numbers = [_place(client, engine, f"k{n}") for n in range(2)]
+    response = client.get("/api/orders/export.csv", headers=admin)
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/csv")
+    assert 'filename="orders.csv"' in response.headers["content-disposition"]
+    rows = list(csv.reader(io.StringIO(response.text)))
+    assert tuple(rows[0]) == CSV_HEADER
+    assert [r[0] for r in rows[1:]] == numbers[::-1]
+
+
+def test_retry_requeues_an_order_that_needs_attention(client: TestClient, engine: Engine, admin: dict) -> None:
+    number = _place(client, engine, "k1", pay=True)
+    _needs_attention(engine, number)
+    response = client.post(f"/api/orders/{number}/retry-fulfilment", headers=admin)
+    assert response.status_code == 200, response.text
+    assert (response.json()["success"], response.json()["order"]["attentionReason"]) == (True, None)
+    again = client.post(f"/api/orders/{number}/retry-fulfilment", headers=admin)
+    assert (again.status_code, again.json()) == (409, {"error": NO_ATTENTION, "details": None})
+
+
+def test_retry_of_an_unpaid_order_answers_409(client: TestClient, engine: Engine, admin: dict) -> None:
+    number = _place(client, engine, "k1")
+    _needs_attention(engine, number)
+    response = client.post(f"/api/orders/{number}/retry-fulfilment", headers=admin)
+    assert (response.status_code, response.json()["error"]) == (409, NOT_PAID)
+
+
+def test_retry_of_an_unknown_order_answers_404(client: TestClient, admin: dict) -> None:
+    response = client.post("/api/orders/SF-999999/retry-fulfilment", headers=admin)
+    assert (response.status_code, response.json()) == (404, {"error": "Order not found", "details": None})
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("GET", "/api/orders"), ("GET", "/api/orders/export.csv"), ("POST", "/api/orders/SF-000001/retry-fulfilment")],
+)
+def test_the_order_routes_refuse_without_a_session(client: TestClient, method: str, path: str) -> None:
+    response = client.request(method, path)
+    assert response.status_code == 401
+    assert set(response.json()) >= {"error", "details"}

@@ -1,0 +1,107 @@
+"""Staff change the catalogue in the back office and shoppers see it: price, placement, visibility."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Page, expect
+from sqlalchemy import create_engine, text
+
+from tests.e2e.admin import open_tab, sign_in
+from tests.e2e.browser import open_page
+from tests.e2e.conftest import StoreServer
+
+
+def _newest_shown(store: StoreServer, collection: str | None = None) -> dict:
+    """The newest product shoppers see (optionally of one collection): id, title, collection."""
+    engine = create_engine(store.db_url)
+    where = "is_active AND is_published" + (" AND collection_key = :c" if collection else "")
+    try:
+        with engine.connect() as connection:
+            row = connection.execute(
+                text(f"SELECT id, title, collection_key FROM catalog_product WHERE {where} "
+                     "ORDER BY provider_created_at DESC LIMIT 1"),
+                {"c": collection},
+            ).mappings().one()
+            return dict(row)
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture
+def admin(page: Page) -> Iterator[Page]:
+    sign_in(page)
+    yield page
+
+
+def _editor_row(page: Page, title: str):  # type: ignore[no-untyped-def]
+    open_page(page, "/admin/dashboard")
+    open_tab(page, "Product Editor")
+    page.get_by_placeholder("Search products...").fill(title)
+    rows = page.get_by_test_id("editor-row")
+    expect(rows).to_have_count(1)
+    return rows.first
+
+
+def _set_price(page: Page, title: str, price: str) -> None:
+    row = _editor_row(page, title)
+    row.get_by_role("button", name="Edit").click()
+    row.get_by_label("Price").fill(price)
+    row.get_by_role("button", name="Save").click()
+    expect(page.get_by_text("Product Updated", exact=True)).to_be_visible()
+    expect(row).to_contain_text(f"${price}")
+
+
+def test_a_price_edited_in_the_editor_shows_on_the_storefront(admin: Page, store: StoreServer) -> None:
+    product = _newest_shown(store)
+    _set_price(admin, product["title"], "27.50")
+    open_page(admin, f"/product/{product['id']}")
+    expect(admin.get_by_test_id("product-price")).to_have_text("$27.50")
+
+
+def test_save_all_without_changes_says_so(admin: Page, store: StoreServer) -> None:
+    product = _newest_shown(store)
+    row = _editor_row(admin, product["title"])
+    row.get_by_role("button", name="Edit").click()
+    admin.get_by_role("button", name="Save All Changes").click()
+    expect(admin.get_by_text("No Changes", exact=True)).to_be_visible()
+    expect(admin.get_by_text("No products have been modified.", exact=True)).to_be_visible()
+
+
+def _category_row(page: Page, title: str):  # type: ignore[no-untyped-def]
+    open_page(page, "/admin/dashboard")
+    open_tab(page, "Categories")
+    row = page.get_by_test_id("category-row").filter(has_text=title)
+    expect(row).to_have_count(1)
+    return row
+
+
+def test_a_product_moved_to_another_collection_shows_there(admin: Page, store: StoreServer) -> None:
+    product = _newest_shown(store, "swdnn")
+    row = _category_row(admin, product["title"])
+    row.get_by_role("combobox").click()
+    admin.get_by_role("option", name="hwdpn", exact=True).click()
+    expect(admin.get_by_text("Category Updated", exact=True)).to_be_visible()
+    open_page(admin, "/collections/hwdpn")
+    expect(admin.get_by_test_id("product-card").filter(has_text=product["title"])).to_have_count(1)
+    open_page(admin, "/collections/swdnn")
+    expect(admin.get_by_test_id("product-card").first).to_be_visible()
+    expect(admin.get_by_test_id("product-card").filter(has_text=product["title"])).to_have_count(0)
+
+
+def test_a_hidden_product_is_gone_from_its_collection_page(admin: Page, store: StoreServer) -> None:
+    product = _newest_shown(store, "hwdzn")
+    route = f"/collections/{product['collection_key']}"
+    row = _category_row(admin, product["title"])
+    row.get_by_role("switch").click()
+    expect(admin.get_by_text("Product Unpublished", exact=True)).to_be_visible()
+    open_page(admin, route)
+    expect(admin.get_by_test_id("product-card").first).to_be_visible()
+    expect(admin.get_by_test_id("product-card").filter(has_text=product["title"])).to_have_count(0)
+    # Shown again, it is back.
+    row = _category_row(admin, product["title"])
+    row.get_by_role("switch").click()
+    expect(admin.get_by_text("Product Published", exact=True)).to_be_visible()
+    open_page(admin, route)
+    expect(admin.get_by_test_id("product-card").filter(has_text=product["title"])).to_have_count(1)
