@@ -105,3 +105,38 @@ def test_a_hidden_product_is_gone_from_its_collection_page(admin: Page, store: S
     expect(admin.get_by_text("Product Published", exact=True)).to_be_visible()
     open_page(admin, route)
     expect(admin.get_by_test_id("product-card").filter(has_text=product["title"])).to_have_count(1)
+
+
+GHOST_ID = "ghost-product-not-at-the-provider"
+
+
+@pytest.fixture
+def ghost(store: StoreServer) -> Iterator[str]:
+    """A cached, shown product the provider does not have, so every provider call for it fails."""
+    engine = create_engine(store.db_url)
+    try:
+        with engine.begin() as connection:
+            connection.execute(
+                text(
+                    "INSERT INTO catalog_product (id, shop_id, title, description, tags_json, collection_key,"
+                    " collection_assigned, is_active, is_published, provider_created_at, synced_at)"
+                    " VALUES (:id, 1, 'Ghost Tee', '', '[]', 'swdnn', 0, 1, 1, '2099-01-01 00:00:00.000000',"
+                    " '2099-01-01 00:00:00.000000')"
+                ),
+                {"id": GHOST_ID},
+            )
+        yield "Ghost Tee"
+    finally:
+        with engine.begin() as connection:
+            connection.execute(text("DELETE FROM catalog_product WHERE id = :id"), {"id": GHOST_ID})
+        engine.dispose()
+
+
+def test_a_category_change_the_provider_refuses_is_put_back(admin: Page, ghost: str) -> None:
+    row = _category_row(admin, ghost)
+    select = row.get_by_role("combobox")
+    expect(select).to_have_text("swdnn")
+    select.click()
+    admin.get_by_role("option", name="hwdrn", exact=True).click()
+    expect(admin.get_by_text("Failed to update product in Printify", exact=True)).to_be_visible()
+    expect(select).to_have_text("swdnn")
