@@ -62,7 +62,7 @@ def view(row: rx.Var) -> rx.Component:
         rx.vstack(
             rx.text(row["title"], weight="bold"),
             rx.text(
-                row["description"],
+                row["summary"],
                 size="2",
                 color=styles.MUTED,
                 style={"display": "-webkit-box", "-webkit-line-clamp": "2", "-webkit-box-orient": "vertical", "overflow": "hidden"},

@@ -51,7 +51,8 @@ def admin_dashboard() -> rx.Component:
         rx.vstack(
             dashboard_header(),
             rx.tabs.root(
-                rx.tabs.list(*[tab_trigger(*tab) for tab in TABS], wrap="wrap"),
+                # Scrolls sideways on a phone rather than hiding the last tabs.
+                rx.tabs.list(*[tab_trigger(*tab) for tab in TABS], overflow_x="auto", overflow_y="hidden"),
                 rx.tabs.content(product_editor_tab(), value="editor", padding_top="1.5rem"),
                 rx.tabs.content(categories_tab(), value="categories", padding_top="1.5rem"),
                 rx.tabs.content(orders_tab(), value="orders", padding_top="1.5rem"),

@@ -26,7 +26,10 @@ class EditorRow(TypedDict):
 
     id: str
     title: str
+    #: As the provider holds it (HTML), edited as such.
     description: str
+    #: The description as plain text, for the row's view.
+    summary: str
     price: str
     category: str
     status: str
@@ -47,6 +50,7 @@ def to_editor_row(row: admin_catalog.AdminProductRow) -> EditorRow:
     }
     return EditorRow(
         id=row.id,
+        summary=row.description,
         status=row.status,
         editing=False,
         error="",
