@@ -10,7 +10,7 @@ import reflex as rx
 from storefront import wiring
 from storefront.api.app import create_api
 from storefront.components import styles
-from storefront.config import get_settings
+from storefront.config import Settings, get_settings
 from storefront.pages import (  # noqa: F401  (importing a page module registers its routes)
     cart,
     collections,
@@ -55,9 +55,9 @@ app.register_lifespan_task(order_outbox_worker)
 
 
 @contextlib.asynccontextmanager
-async def startup_warnings() -> AsyncIterator[None]:
+async def startup_warnings(checked: Settings = settings) -> AsyncIterator[None]:
     """Say loudly at start-up what an owner must fix before going live."""
-    if settings.admin_uses_default_password:
+    if checked.admin_uses_default_password:
         logging.getLogger("storefront").warning(DEFAULT_PASSWORD_WARNING)
     yield
 
