@@ -19,11 +19,11 @@ OPEN_HANDLERS = {"AdminLoginState.login", "AdminLoginState.open_login", "AdminLo
 def _admin_state_classes() -> list[type]:
     for module in pkgutil.iter_modules(admin_states.__path__):
         importlib.import_module(f"{admin_states.__name__}.{module.name}")
-    found, todo = [], [AdminState]
-    while todo:
-        cls = todo.pop()
+    found, pending = [], [AdminState]
+    while pending:
+        cls = pending.pop()
         found.append(cls)
-        todo.extend(cls.__subclasses__())
+        pending.extend(cls.__subclasses__())
     return found
 
 

@@ -6,6 +6,7 @@ import copy
 import hashlib
 import secrets
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -206,6 +207,18 @@ def _default_anchor() -> datetime:
     return now.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
+def _options(colours: Sequence[str], sizes: Sequence[str]) -> list[dict]:
+    """A product's colour and size options, as Printify lists them."""
+    return [
+        {
+            "name": "Colors",
+            "type": "color",
+            "values": [{"id": COLOUR_IDS[c], "title": c, "colors": [COLOURS[c]]} for c in colours],
+        },
+        {"name": "Sizes", "type": "size", "values": [{"id": SIZE_IDS[s], "title": s} for s in sizes]},
+    ]
+
+
 def _build_product(
     collection: Collection,
     template: _Template,
@@ -285,14 +298,7 @@ def _build_product(
         "description": f"<p>{blurb}</p><p>{collection.description}</p>",
         "safety_information": "<p>Keep away from fire. Wash inside out in cold water.</p>",
         "tags": [collection.label.upper(), GARMENT_TAGS[template.kind]],
-        "options": [
-            {
-                "name": "Colors",
-                "type": "color",
-                "values": [{"id": COLOUR_IDS[c], "title": c, "colors": [COLOURS[c]]} for c in colours],
-            },
-            {"name": "Sizes", "type": "size", "values": [{"id": SIZE_IDS[s], "title": s} for s in SIZES]},
-        ],
+        "options": _options(colours, SIZES),
         "variants": variants,
         "images": images,
         "created_at": format_timestamp(created),
@@ -515,14 +521,7 @@ def _created_product(
         "description": description,
         "safety_information": "",
         "tags": tags,
-        "options": [
-            {
-                "name": "Colors",
-                "type": "color",
-                "values": [{"id": COLOUR_IDS[c], "title": c, "colors": [COLOURS[c]]} for c in colours],
-            },
-            {"name": "Sizes", "type": "size", "values": [{"id": SIZE_IDS[s], "title": s} for s in sizes]},
-        ],
+        "options": _options(colours, sizes),
         "variants": variants,
         "images": images,
         "created_at": stamp,
