@@ -1,0 +1,1 @@
+"""Fake provider HTTP servers that follow ../shared/contracts/."""
