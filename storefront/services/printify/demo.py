@@ -207,6 +207,18 @@ def _default_anchor() -> datetime:
     return now.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
+def _mockup_image(src: str, variant_ids: list[int], view: str, *, is_default: bool) -> dict:
+    """One generated mockup as a Printify product image."""
+    return {
+        "src": src,
+        "variant_ids": variant_ids,
+        "position": view,
+        "is_default": is_default,
+        "is_selected_for_publishing": True,
+        "order": None,
+    }
+
+
 def _options(colours: Sequence[str], sizes: Sequence[str]) -> list[dict]:
     """A product's colour and size options, as Printify lists them."""
     return [
@@ -277,16 +289,7 @@ def _build_product(
             stem = f"{product_id}-{view}" if colour == colours[0] else f"{product_id}-{_colour_slug(colour)}-{view}"
             file_name = f"{stem}.png"
             renders[file_name] = (template.kind, COLOURS[colour], COLOURS[trim], collection.label, view == "back")
-            images.append(
-                {
-                    "src": f"{media_url}/{file_name}",
-                    "variant_ids": ids,
-                    "position": view,
-                    "is_default": not images,
-                    "is_selected_for_publishing": True,
-                    "order": None,
-                }
-            )
+            images.append(_mockup_image(f"{media_url}/{file_name}", ids, view, is_default=not images))
 
     created = anchor - timedelta(hours=5 + 19 * index)
     updated = created + timedelta(hours=2 + index % 5, minutes=7 * (index % 8))
@@ -504,16 +507,7 @@ def _created_product(
             stem = f"{product_id}-{view}" if not images else f"{product_id}-{_colour_slug(colour)}-{view}"
             file_name = f"{stem}.png"
             renders[file_name] = (blueprint.kind, COLOURS[colour], _mockup_trim(colour), label, view == "back")
-            images.append(
-                {
-                    "src": f"{media_url}/{file_name}",
-                    "variant_ids": ids,
-                    "position": view,
-                    "is_default": not images,
-                    "is_selected_for_publishing": True,
-                    "order": None,
-                }
-            )
+            images.append(_mockup_image(f"{media_url}/{file_name}", ids, view, is_default=not images))
     stamp = format_timestamp(now)
     product = {
         "id": product_id,

@@ -115,53 +115,45 @@ class ProductManagementState(AdminState):
     @rx.event(background=True)
     async def load_products(self):
         """The first page of the selected shop's products for the publish select."""
-        async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
-            shop_id = (await self.get_state(ShopsState)).shop_id
-            if not shop_id:
-                return None
-            self._generation += 1
-            generation, self.loading = self._generation, True
-        try:
-            options, total = await asyncio.to_thread(_options, shop_id, 0)
-        except Exception as error:
-            if not isinstance(error, ServiceError):
-                log.exception("loading the shop's products failed")
-            async with self:
-                self.loading = False
-            return error_toast(admin_catalog.FAILED_TO_LOAD_PRODUCTS)
-        async with self:
-            if generation == self._generation:
-                self.options, self.total, self.loading = options, total, False
-                if self.selected_id not in {option["id"] for option in options}:
-                    self.selected_id = ""
-        return None
+        return await self._fetch(reset=True)
 
     @rx.event(background=True)
     async def load_more(self):
         """Offer the next page of products too."""
+        return await self._fetch(reset=False)
+
+    async def _fetch(self, reset: bool) -> rx.event.EventSpec | None:
+        """Load the first page afresh (reset) or append the next one."""
         async with self:
             if await self._signed_in() is None:
                 return self._to_login()
             shop_id = (await self.get_state(ShopsState)).shop_id
-            if self.loading or not self.has_more or not shop_id:
+            if not shop_id or (not reset and (self.loading or not self.has_more)):
                 return None
-            generation, offset, self.loading = self._generation, len(self.options), True
+            if reset:
+                self._generation += 1
+            generation, offset, self.loading = self._generation, 0 if reset else len(self.options), True
         try:
             options, total = await asyncio.to_thread(_options, shop_id, offset)
         except Exception as error:
             if not isinstance(error, ServiceError):
-                log.exception("loading more products failed")
+                log.exception("loading the shop's products failed")
             async with self:
-                self.loading = False
+                if generation == self._generation:
+                    self.loading = False
             return error_toast(admin_catalog.FAILED_TO_LOAD_PRODUCTS)
         async with self:
+            if generation != self._generation:  # a newer load owns the list
+                return None
             self.loading = False
-            if generation == self._generation and offset == len(self.options):
+            if reset:
+                self.options, self.total = options, total
+                if self.selected_id not in {option["id"] for option in options}:
+                    self.selected_id = ""
+            elif offset == len(self.options):
                 known = {option["id"] for option in self.options}
-                fresh = [option for option in options if option["id"] not in known]
-                self.options, self.total = [*self.options, *fresh], total
+                self.options = [*self.options, *(option for option in options if option["id"] not in known)]
+                self.total = total
         return None
 
     @rx.event(background=True)

@@ -315,51 +315,47 @@ class SyncPricingState(AdminState):
     @rx.event(background=True)
     async def load(self):
         """The first page of the selected shop's products (on showing the tab and on a shop change)."""
-        async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
-            shop_id = (await self.get_state(ShopsState)).shop_id
-            if not shop_id:
-                return None
-            self._generation += 1
-            generation, self.loading = self._generation, True
-            if shop_id != self._shop_id:
-                self._shop_id, self.rows, self.total, self.loaded = shop_id, [], 0, False
-                self.margins_id, self.margins_title, self.margins = "", "", []
-                (await self.get_state(ProductPanelState))._clear()
-        try:
-            rows, total = await asyncio.to_thread(_page, shop_id, 0)
-        except Exception as error:
-            _log_unexpected(error, "loading the shop's products")
-            async with self:
-                if generation == self._generation:
-                    self.loading = False
-            return rx.toast.error(admin_catalog.FAILED_TO_LOAD_PRODUCTS)
-        async with self:
-            if generation == self._generation:
-                self.rows, self.total, self.loading, self.loaded = rows, total, False, True
-        return None
+        return await self._fetch(reset=True)
 
     @rx.event(background=True)
     async def load_more(self):
         """Append the next page of products."""
+        return await self._fetch(reset=False)
+
+    async def _fetch(self, reset: bool) -> rx.event.EventSpec | None:
+        """Load the first page afresh (reset) or append the next one."""
         async with self:
             if await self._signed_in() is None:
                 return self._to_login()
             shop_id = (await self.get_state(ShopsState)).shop_id
-            if self.loading or self.loading_more or not self.has_more or not shop_id:
+            if not shop_id or (not reset and (self.loading or self.loading_more or not self.has_more)):
                 return None
-            generation, offset, self.loading_more = self._generation, len(self.rows), True
+            if reset:
+                self._generation += 1
+                self.loading, offset = True, 0
+                if shop_id != self._shop_id:
+                    self._shop_id, self.rows, self.total, self.loaded = shop_id, [], 0, False
+                    self.margins_id, self.margins_title, self.margins = "", "", []
+                    (await self.get_state(ProductPanelState))._clear()
+            else:
+                self.loading_more, offset = True, len(self.rows)
+            generation = self._generation
         try:
             rows, total = await asyncio.to_thread(_page, shop_id, offset)
         except Exception as error:
-            _log_unexpected(error, "loading more products")
+            _log_unexpected(error, "loading the shop's products")
             async with self:
                 self.loading_more = False
+                if generation == self._generation:
+                    self.loading = False
             return rx.toast.error(admin_catalog.FAILED_TO_LOAD_PRODUCTS)
         async with self:
             self.loading_more = False
-            if generation == self._generation and offset == len(self.rows):
+            if generation != self._generation:  # a newer load owns the list
+                return None
+            if reset:
+                self.rows, self.total, self.loading, self.loaded = rows, total, False, True
+            elif offset == len(self.rows):
                 known = {r["id"] for r in self.rows}
                 self.rows = [*self.rows, *(r for r in rows if r["id"] not in known)]
                 self.total = total
