@@ -125,6 +125,13 @@ class Order(SQLModel, table=True):
     printify_order_id: str | None = Field(default=None, max_length=64, index=True)
     printify_status: str | None = Field(default=None, max_length=32)
     tracking_number: str | None = Field(default=None, max_length=128)
+    #: The shipment's carrier code ("usps") and tracking page, from the provider's shipment.
+    tracking_carrier: str | None = Field(default=None, max_length=64)
+    tracking_url: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    shipped_at: datetime | None = Field(default=None)
+    delivered_at: datetime | None = Field(default=None)
+    #: When the provider's copy of the order was last read (webhook or poll).
+    provider_checked_at: datetime | None = Field(default=None, index=True)
     #: Why the provider refused the order for good; set, the order needs a person (no more retries).
     attention_reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
 
@@ -145,6 +152,8 @@ class OrderItem(SQLModel, table=True):
     variant_id: str = Field(max_length=64)
     name: str = Field(max_length=255)
     size: str = Field(max_length=32)
+    #: The chosen colour ("" for a product offered in one colour only).
+    color: str = Field(default="", max_length=64)
     quantity: int
     unit_price_cents: int
     image_url: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
@@ -198,6 +207,9 @@ class OutboxJob(SQLModel, table=True):
         sa_column=Column(Integer, ForeignKey("orders.id", ondelete="CASCADE"), index=True, nullable=False)
     )
     attempts: int = Field(default=0)
+    #: Set while an attempt may have reached the provider without us learning its outcome
+    #: (a timeout, or a worker that died mid-send): the next attempt looks before it resends.
+    outcome_unknown: bool = Field(default=False)
     next_attempt_at: datetime = Field(default_factory=utcnow, index=True)
     last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     done_at: datetime | None = Field(default=None, index=True)
@@ -216,3 +228,14 @@ class AdminSession(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     expires_at: datetime = Field(index=True)
     revoked_at: datetime | None = Field(default=None)
+
+
+class WebhookDelivery(SQLModel, table=True):
+    """A provider webhook delivery already applied (its id makes a redelivery a no-op)."""
+
+    __tablename__ = "webhook_delivery"
+
+    id: str = Field(primary_key=True, max_length=128)
+    topic: str = Field(max_length=64)
+    resource_id: str = Field(default="", max_length=64)
+    received_at: datetime = Field(default_factory=utcnow, index=True)

@@ -55,6 +55,10 @@ def order_status(order: Order) -> dict[str, Any]:
         "printifyStatus": order.printify_status,
         "printifyOrderId": order.printify_order_id,
         "trackingNumber": order.tracking_number,
+        "trackingCarrier": order.tracking_carrier,
+        "trackingUrl": order.tracking_url,
+        "shippedAt": order.shipped_at.isoformat() if order.shipped_at else None,
+        "deliveredAt": order.delivered_at.isoformat() if order.delivered_at else None,
         "needsAttention": order.attention_reason is not None,
         "attentionReason": order.attention_reason,
     }

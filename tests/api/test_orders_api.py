@@ -184,6 +184,10 @@ def test_order_status_shows_payment_and_fulfilment(client: TestClient, tee: Pick
         "printifyStatus": None,
         "printifyOrderId": None,
         "trackingNumber": None,
+        "trackingCarrier": None,
+        "trackingUrl": None,
+        "shippedAt": None,
+        "deliveredAt": None,
         "needsAttention": False,
         "attentionReason": None,
     }
