@@ -16,6 +16,10 @@ log = logging.getLogger("storefront.manage")
 def seed(settings: Settings) -> None:
     provider = print_provider(settings)
     written = prepare_media(settings, provider)
+    if not settings.uses_demo_provider:
+        # The store syncs the real shop's catalogue itself when it starts (and retries until it can).
+        log.info("images written: %d; the catalogue is synced from Printify when the store starts", written)
+        return
     with session_scope(get_engine()) as session:
         count = seed_catalogue_if_empty(session, provider)
     log.info("images written: %d; products seeded: %d", written, count)

@@ -23,6 +23,7 @@ from storefront.pages import (  # noqa: F401  (importing a page module registers
 from storefront.pages.admin import dashboard, login, products as admin_products  # noqa: F401
 from storefront.services.auth import DEFAULT_PASSWORD_WARNING
 from storefront.services.fulfilment import start_outbox_worker
+from storefront.services.store_catalogue import start_catalogue_sync
 
 settings = get_settings()
 api = create_api(settings)
@@ -34,6 +35,20 @@ async def order_outbox_worker() -> AsyncIterator[None]:
     services = api.state.services
     outbox = await asyncio.to_thread(wiring.order_outbox, settings, services.engine, services.provider)
     worker = start_outbox_worker(outbox, interval_seconds=settings.outbox_interval_seconds)
+    try:
+        yield
+    finally:
+        await asyncio.to_thread(worker.stop)
+
+
+@contextlib.asynccontextmanager
+async def catalogue_sync() -> AsyncIterator[None]:
+    """With a real Printify shop, copy its catalogue into the cache as the store starts."""
+    if settings.uses_demo_provider:  # the demo catalogue is seeded by `manage prepare`
+        yield
+        return
+    services = api.state.services
+    worker = start_catalogue_sync(services.session_factory, services.provider, wiring.store_shop(settings))
     try:
         yield
     finally:
@@ -52,6 +67,7 @@ app = rx.App(
     ),
 )
 app.register_lifespan_task(order_outbox_worker)
+app.register_lifespan_task(catalogue_sync)
 
 
 @contextlib.asynccontextmanager

@@ -12,16 +12,28 @@ from storefront import db
 from storefront.config import Settings
 from storefront.services.auth import AdminAuth
 from storefront.services.fulfilment import OrderOutbox
+from storefront.services.printify.client import SyncPrintifyClient
 from storefront.services.printify.demo import DemoPrintProvider
 from storefront.services.printify.provider import PrintProvider
-from storefront.services.provider_status import ProviderHealth
+from storefront.services.provider_status import ProviderHealth, StoreShop
 
 DEMO_MEDIA_URL = "/uploads/demo"
 
 
+#: The demo's orders are costed at once and shipped this long after they go to production.
+DEMO_PRODUCTION_SECONDS = 120.0
+
+
 def print_provider(settings: Settings) -> PrintProvider:
-    """The print provider: the embedded demo until the real Printify client is configured."""
-    return DemoPrintProvider(media_dir=settings.upload_dir / "demo", media_url=DEMO_MEDIA_URL)
+    """The real Printify client when PRINTIFY_API_TOKEN is set, else the embedded demo provider."""
+    if settings.printify_api_token:
+        return SyncPrintifyClient.from_settings(settings)
+    return DemoPrintProvider(
+        media_dir=settings.upload_dir / "demo",
+        media_url=DEMO_MEDIA_URL,
+        costing_seconds=0.0,
+        production_seconds=DEMO_PRODUCTION_SECONDS,
+    )
 
 
 @lru_cache(maxsize=4)
@@ -36,11 +48,17 @@ def provider_health(settings: Settings) -> ProviderHealth:
     return ProviderHealth(settings, shared_print_provider(settings))
 
 
+@lru_cache(maxsize=4)
+def store_shop(settings: Settings) -> StoreShop:
+    """The shop this process sells from (resolved on first use, then remembered)."""
+    return StoreShop(settings, shared_print_provider(settings))
+
+
 def print_shop_id(settings: Settings, provider: PrintProvider) -> int:
-    """PRINTIFY_SHOP_ID when set, else the provider's first shop (asks the provider once)."""
-    if settings.printify_shop_id:
-        return int(settings.printify_shop_id)
-    return int(provider.list_shops()[0]["id"])
+    """PRINTIFY_SHOP_ID when it is one of the account's shops, else the first shop; ProviderError otherwise."""
+    if provider is shared_print_provider(settings):
+        return store_shop(settings)()
+    return StoreShop(settings, provider)()
 
 
 def session_factory(engine: Engine) -> Callable[[], Session]:
@@ -50,7 +68,8 @@ def session_factory(engine: Engine) -> Callable[[], Session]:
 
 def order_outbox(settings: Settings, engine: Engine, provider: PrintProvider) -> OrderOutbox:
     """The outbox that sends paid orders to the provider (start it with fulfilment.start_outbox_worker)."""
-    return OrderOutbox(session_factory(engine), provider, print_shop_id(settings, provider))
+    shop = store_shop(settings) if provider is shared_print_provider(settings) else StoreShop(settings, provider)
+    return OrderOutbox(session_factory(engine), provider, shop)
 
 
 @lru_cache(maxsize=4)

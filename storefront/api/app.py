@@ -28,6 +28,8 @@ from storefront.services.provider_status import ProviderHealth
 from storefront.services.rate_limit import RateLimiter
 
 INVALID_REQUEST = "Invalid request"
+TOO_MANY_REFRESHES = "Too many configuration refreshes from your address. Please wait a minute and try again."
+REFRESHES_PER_MINUTE = 5
 TOO_MANY_PAYMENT_REQUESTS = "Too many payment attempts from your address. Please wait a minute and try again."
 
 
@@ -79,6 +81,17 @@ class ApiServices:
             limit=self.settings.payment_requests_per_minute,
             window_seconds=60,
             message=TOO_MANY_PAYMENT_REQUESTS,
+            clock=self.clock,
+        )
+
+    @cached_property
+    def refresh_limiter(self) -> RateLimiter:
+        """Anonymous forced re-checks of the provider per client address and minute."""
+        return RateLimiter(
+            self.session_factory,
+            limit=REFRESHES_PER_MINUTE,
+            window_seconds=60,
+            message=TOO_MANY_REFRESHES,
             clock=self.clock,
         )
 

@@ -1,13 +1,18 @@
-"""Print provider routes (spec section 7): shops, configuration status, refresh."""
+"""Print provider routes (spec section 7): shops, configuration status, refresh.
+
+None of them lets an anonymous caller spend the provider's request budget: the shops and the
+status come from the cached check, and a forced re-check is throttled per address (an admin
+session re-checks at once)."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Header, Request
 from fastapi.responses import JSONResponse
 
+from storefront.api.orders import client_address
 from storefront.services.provider_status import ProviderHealth, refresh_message
 
 router = APIRouter()
@@ -19,8 +24,8 @@ def _health(request: Request) -> ProviderHealth:
 
 @router.get("/api/printify/shops")
 async def list_shops(request: Request) -> Any:
-    """The provider's shops ([{id, title, sales_channel}]); the first is the one the store uses."""
-    return await asyncio.to_thread(request.app.state.services.provider.list_shops)
+    """The provider's shops ([{id, title, sales_channel}]) from the cached check; its failure as an error."""
+    return (await asyncio.to_thread(_health(request).status)).shop_list()
 
 
 @router.get("/api/printify/status")
@@ -30,7 +35,14 @@ async def status(request: Request) -> dict[str, object]:
 
 
 @router.post("/api/printify/refresh-config")
-async def refresh_config(request: Request) -> JSONResponse:
+async def refresh_config(
+    request: Request, admin_token: str | None = Header(None, alias="x-admin-token")
+) -> JSONResponse:
     """Check the provider again now; message and isConfigured."""
-    checked = await asyncio.to_thread(_health(request).status, True)
+    services = request.app.state.services
+    if admin_token:
+        services.auth.verify(admin_token)  # 401 for a wrong or expired session
+    else:
+        await asyncio.to_thread(services.refresh_limiter.check, f"refresh:{client_address(request)}")
+    checked = await asyncio.to_thread(lambda: _health(request).status(refresh=True, force=bool(admin_token)))
     return JSONResponse({"message": refresh_message(checked), "isConfigured": checked.configured})

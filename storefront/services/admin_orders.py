@@ -19,7 +19,7 @@ from storefront.services.checkout import order_items, serialize_order
 from storefront.services.errors import ConflictError, ValidationError
 from storefront.services.money import cents_to_dollars
 from storefront.services.order_access import find_order
-from storefront.services.order_payment import SEND_ORDER
+from storefront.services.fulfilment import pending_step
 from storefront.services.statuses import OrderStatus, PaymentStatus
 
 DEFAULT_PAGE_SIZE = 20
@@ -308,13 +308,15 @@ def retry_fulfilment(session: Session, order_number: str) -> Order:
         session.rollback()
         raise ConflictError(NO_ATTENTION)
     assert order.id is not None
+    # The step the provider refused is tried again: the send, or the approval for production.
+    kind = pending_step(order)
     requeued = session.execute(
         update(OutboxJob)
-        .where(col(OutboxJob.kind) == SEND_ORDER, col(OutboxJob.order_id) == order.id)
+        .where(col(OutboxJob.kind) == kind, col(OutboxJob.order_id) == order.id)
         .values(done_at=None, next_attempt_at=now)
     ).rowcount
     if requeued == 0:
-        session.add(OutboxJob(kind=SEND_ORDER, order_id=order.id, next_attempt_at=now, created_at=now))
+        session.add(OutboxJob(kind=kind, order_id=order.id, next_attempt_at=now, created_at=now))
     session.commit()
     session.refresh(order)
     return order

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from storefront.config import Settings
 from storefront.models import utcnow
+from storefront.services.printify.errors import ProviderError
 from storefront.services.printify.provider import PrintProvider
 
 #: How long a check is reused, so page views do not each ask the provider.
@@ -16,6 +18,56 @@ STATUS_TTL = timedelta(minutes=1)
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "0.0.0.0", "[::1]")
 DEPLOYMENT_TITLE = "Deployment API Configuration Required"
 LOCAL_TITLE = "API Configuration Issue"
+
+
+#: A forced re-check closer than this to the last one answers the last one (the banner's Refresh
+#: Config is public: clicking it must not spend the provider's request budget).
+MIN_REFRESH_INTERVAL = timedelta(seconds=10)
+
+log = logging.getLogger(__name__)
+
+
+class ShopNotFound(ProviderError):
+    """PRINTIFY_SHOP_ID names no shop of the account the token belongs to."""
+
+    def __init__(self, configured: str, shops: Sequence[dict]) -> None:
+        known = ", ".join(f"{shop.get('id')} ({shop.get('title', '')})" for shop in shops) or "none"
+        super().__init__(
+            f"PRINTIFY_SHOP_ID {configured} is not a shop of this Printify account (its shops: {known})",
+            status=404,
+            details={"configured": configured, "shops": [shop.get("id") for shop in shops]},
+        )
+
+
+def choose_shop(shops: Sequence[dict], configured: str = "") -> int:
+    """The shop the store sells from: PRINTIFY_SHOP_ID when it is one of `shops`, else the first shop."""
+    if configured:
+        for shop in shops:
+            if str(shop.get("id")) == configured.strip():
+                return int(shop["id"])
+        raise ShopNotFound(configured, shops)
+    if not shops:
+        raise ProviderError("The Printify account has no shops", status=404)
+    return int(shops[0]["id"])
+
+
+class StoreShop:
+    """The store's shop id, resolved on first use (asks the provider once) and then remembered.
+
+    Called lazily, so a wrong token or shop id makes the work that needs the shop fail and retry
+    with a clear reason instead of stopping the store from starting."""
+
+    def __init__(self, settings: Settings, provider: PrintProvider) -> None:
+        self._configured = settings.printify_shop_id
+        self._provider = provider
+        self._lock = threading.Lock()
+        self._shop_id: int | None = None
+
+    def __call__(self) -> int:
+        with self._lock:
+            if self._shop_id is None:
+                self._shop_id = choose_shop(self._provider.list_shops(), self._configured)
+            return self._shop_id
 
 
 @dataclass(frozen=True)
@@ -27,6 +79,10 @@ class ProviderStatus:
     api_key_length: int
     checked_at: datetime
     error: str = ""
+    #: The account's shops as the provider listed them (empty when the check failed).
+    shops: tuple[dict, ...] = ()
+    #: Why the check failed, to answer GET /api/printify/shops with it.
+    failure: ProviderError | None = field(default=None, compare=False)
 
     def as_response(self) -> dict[str, object]:
         return {
@@ -36,33 +92,60 @@ class ProviderStatus:
             "timestamp": self.checked_at.isoformat(),
         }
 
+    def shop_list(self) -> list[dict]:
+        """The shops of the last check; raises the check's failure."""
+        if self.failure is not None:
+            raise self.failure
+        return [dict(shop) for shop in self.shops]
+
 
 def check_provider(settings: Settings, provider: PrintProvider, now: datetime) -> ProviderStatus:
-    """Ask the provider for its shops; configured means it answered with at least one."""
+    """Ask the provider for its shops; configured means it answered and the store's shop is among them."""
     token = settings.printify_api_token
+    shops: tuple[dict, ...] = ()
+    failure: ProviderError | None = None
     try:
-        configured, error = bool(provider.list_shops()), ""
+        shops = tuple(provider.list_shops())
+        choose_shop(shops, settings.printify_shop_id)
+    except ProviderError as exc:
+        failure = exc
     except Exception as exc:  # noqa: BLE001 - any failure means "not configured", with its reason
-        configured, error = False, str(exc) or type(exc).__name__
-    if not configured and not error:
-        error = "The provider account has no shops"
-    return ProviderStatus(configured, bool(token), len(token), now, error)
+        failure = ProviderError(str(exc) or type(exc).__name__)
+    error = (failure.message or type(failure).__name__) if failure is not None else ""
+    return ProviderStatus(failure is None, bool(token), len(token), now, error, shops, failure)
 
 
 class ProviderHealth:
-    """The provider's status, checked at most once per STATUS_TTL unless refreshed."""
+    """The provider's status, checked at most once per STATUS_TTL unless refreshed.
+
+    A change between working and failing is logged (a warning with the reason), so a wrong token
+    or shop id shows in the logs as well as in the banner."""
 
     def __init__(self, settings: Settings, provider: PrintProvider, clock: Callable[[], datetime] = utcnow) -> None:
         self._settings, self._provider, self._clock = settings, provider, clock
         self._lock = threading.Lock()
         self._last: ProviderStatus | None = None
 
-    def status(self, refresh: bool = False) -> ProviderStatus:
+    def status(self, refresh: bool = False, *, force: bool = False) -> ProviderStatus:
+        """The cached status; `refresh` re-checks unless the last check is under MIN_REFRESH_INTERVAL
+        old, `force` (an admin's request) re-checks regardless."""
         with self._lock:
             now = self._clock()
-            if refresh or self._last is None or now - self._last.checked_at >= STATUS_TTL:
+            last = self._last
+            age = now - last.checked_at if last is not None else None
+            due = age is None or age >= STATUS_TTL or force or (refresh and age >= MIN_REFRESH_INTERVAL)
+            if due:
                 self._last = check_provider(self._settings, self._provider, now)
+                _log_change(last, self._last)
+            assert self._last is not None
             return self._last
+
+
+def _log_change(before: ProviderStatus | None, after: ProviderStatus) -> None:
+    if not after.configured and (before is None or before.error != after.error):
+        log.warning("The print provider is not usable: %s", after.error)
+    elif after.configured and before is not None and not before.configured:
+        log.info("The print provider answers again")
 
 
 def refresh_message(status: ProviderStatus) -> str:

@@ -13,13 +13,15 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from storefront.models import Order, OutboxJob
-from storefront.services.checkout import create_order
+from storefront.services.checkout import create_order, order_items
 from storefront.services.errors import ValidationError
 from storefront.services.fulfilment import (
     RETRY_MAX_SECONDS,
+    SEND_TO_PRODUCTION,
     OrderOutbox,
     is_permanent,
     order_status,
+    printify_order_body,
     retry_delay,
     start_outbox_worker,
 )
@@ -29,6 +31,7 @@ from storefront.services.payments import CardDetails, PaymentDeclined, TestPayme
 from storefront.services.printify.demo import DEMO_SHOP_ID, DemoPrintProvider
 from storefront.services.printify.errors import (
     ProviderError,
+    ProviderOutcomeUnknown,
     ProviderRateLimited,
     ProviderUnauthorized,
     ProviderUnavailable,
@@ -67,6 +70,21 @@ class FlakyProvider:
             raise self.error
         return self.inner.create_order(shop_id, order)
 
+    def find_order_by_external_id(self, shop_id: int, external_id: str) -> dict | None:
+        if self.error is not None:
+            raise self.error
+        return self.inner.find_order_by_external_id(shop_id, external_id)
+
+    def get_order(self, shop_id: int, order_id: str) -> dict:
+        if self.error is not None:
+            raise self.error
+        return self.inner.get_order(shop_id, order_id)
+
+    def send_to_production(self, shop_id: int, order_id: str) -> dict:
+        if self.error is not None:
+            raise self.error
+        return self.inner.send_to_production(shop_id, order_id)
+
 
 @pytest.fixture
 def provider(engine: Engine, tmp_path: Path) -> DemoPrintProvider:
@@ -99,9 +117,9 @@ def _order(engine: Engine, order_id: int) -> Order:
         return session.get(Order, order_id)
 
 
-def _jobs(engine: Engine) -> list[OutboxJob]:
+def _jobs(engine: Engine, kind: str = "send_order") -> list[OutboxJob]:
     with Session(engine) as session:
-        return list(session.exec(select(OutboxJob)).all())
+        return list(session.exec(select(OutboxJob).where(OutboxJob.kind == kind)).all())
 
 
 def _outbox(engine: Engine, provider: object, clock: FakeClock) -> OrderOutbox:
@@ -331,6 +349,105 @@ def test_the_worker_thread_runs_the_outbox_and_stops(
         worker.stop()
     assert _order(engine, order_id).printify_order_id
     assert not worker.thread.is_alive()
+
+
+# --------------------------------------------------------------------------- unknown outcomes and production
+
+
+class LostAnswerProvider(FlakyProvider):
+    """Creates the order at the provider, then loses the answer (a timeout after the request left)."""
+
+    def __init__(self, inner: DemoPrintProvider) -> None:
+        super().__init__(inner, None)
+        self.lose_answers = 1
+
+    def create_order(self, shop_id: int, order: dict) -> dict:
+        answer = super().create_order(shop_id, order)
+        if self.lose_answers:
+            self.lose_answers -= 1
+            raise ProviderOutcomeUnknown("No answer from Printify; the POST may have taken effect")
+        return answer
+
+
+def test_a_lost_answer_is_found_by_external_id_not_sent_twice(
+    engine: Engine, order_id: int, provider: DemoPrintProvider, clock: FakeClock
+) -> None:
+    _pay(engine, order_id, GOOD, clock=clock)
+    lossy = LostAnswerProvider(provider)
+    outbox = _outbox(engine, lossy, clock)
+    assert outbox.run_due() == 0
+    (job,) = _jobs(engine)
+    assert job.outcome_unknown is True and job.done_at is None
+    clock.advance(30)
+    assert outbox.run_due() == 1
+    assert lossy.calls == 1  # looked up, not created again
+    (only,) = provider.list_orders(DEMO_SHOP_ID)["data"]
+    assert _order(engine, order_id).printify_order_id == only["id"]
+    (job,) = _jobs(engine)
+    assert job.outcome_unknown is False and job.done_at == clock.now
+
+
+def test_a_worker_that_died_after_sending_leaves_an_order_that_is_found(
+    engine: Engine, order_id: int, provider: DemoPrintProvider, clock: FakeClock
+) -> None:
+    _pay(engine, order_id, GOOD, clock=clock)
+    with Session(engine) as crashed_worker:
+        job = crashed_worker.exec(select(OutboxJob)).one()
+        OrderOutbox._lease(crashed_worker, job, clock.now)
+        order = crashed_worker.get(Order, order_id)
+        provider.create_order(DEMO_SHOP_ID, printify_order_body(order, order_items(crashed_worker, order_id)))
+    clock.advance(6 * 60)  # the lease runs out
+    counting = FlakyProvider(provider, None)
+    assert _outbox(engine, counting, clock).run_due() == 1
+    assert counting.calls == 0
+    assert provider.list_orders(DEMO_SHOP_ID)["total"] == 1
+
+
+def test_an_unknown_outcome_is_not_resent_while_the_lookup_fails(
+    engine: Engine, order_id: int, provider: DemoPrintProvider, clock: FakeClock
+) -> None:
+    _pay(engine, order_id, GOOD, clock=clock)
+    lossy = LostAnswerProvider(provider)
+    _outbox(engine, lossy, clock).run_due()
+    lossy.error = ProviderUnavailable("Print provider unavailable", status=503)
+    clock.advance(30)
+    assert _outbox(engine, lossy, clock).run_due() == 0
+    (job,) = _jobs(engine)
+    assert job.outcome_unknown is True  # still in doubt: the next attempt looks again
+    assert provider.list_orders(DEMO_SHOP_ID)["total"] == 1
+
+
+def test_a_sent_order_goes_to_production_once_costed(engine: Engine, order_id: int, tmp_path: Path, clock: FakeClock) -> None:
+    provider = DemoPrintProvider(media_dir=tmp_path / "demo", clock=clock, costing_seconds=60)
+    _pay(engine, order_id, GOOD, clock=clock)
+    outbox = _outbox(engine, provider, clock)
+    assert outbox.run_due() == 1  # sent; still being costed, so production waits
+    (production,) = _jobs(engine, SEND_TO_PRODUCTION)
+    assert production.done_at is None and "cost" in (production.last_error or "")
+    assert _order(engine, order_id).printify_status == "pending"
+    clock.advance(60)
+    assert outbox.run_due() == 1
+    order = _order(engine, order_id)
+    assert order.printify_status == "in-production"
+    assert provider.get_order(DEMO_SHOP_ID, order.printify_order_id)["status"] == "in-production"
+    (production,) = _jobs(engine, SEND_TO_PRODUCTION)
+    assert production.done_at == clock.now
+    assert outbox.run_due() == 0
+
+
+def test_an_order_approved_elsewhere_is_not_sent_to_production_again(
+    engine: Engine, order_id: int, tmp_path: Path, clock: FakeClock
+) -> None:
+    provider = DemoPrintProvider(media_dir=tmp_path / "demo", clock=clock, costing_seconds=0)
+    _pay(engine, order_id, GOOD, clock=clock)
+    outbox = _outbox(engine, FlakyProvider(provider, None), clock)
+    with Session(engine) as session:
+        production_jobs = session.exec(select(OutboxJob).where(OutboxJob.kind == SEND_TO_PRODUCTION)).all()
+    assert production_jobs == []
+    outbox.run_due(limit=1)  # only the send
+    provider.send_to_production(DEMO_SHOP_ID, _order(engine, order_id).printify_order_id)  # e.g. auto-approval
+    assert outbox.run_due() == 1
+    assert _order(engine, order_id).printify_status == "in-production"
 
 
 # --------------------------------------------------------------------------- card data

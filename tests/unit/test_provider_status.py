@@ -1,5 +1,6 @@
 """The provider check behind the configuration banner and /api/printify/status."""
 
+import logging
 from datetime import timedelta
 from pathlib import Path
 
@@ -11,10 +12,14 @@ from storefront.services.printify.errors import ProviderUnauthorized
 from storefront.services.provider_status import (
     DEPLOYMENT_TITLE,
     LOCAL_TITLE,
+    MIN_REFRESH_INTERVAL,
     STATUS_TTL,
     ProviderHealth,
+    ShopNotFound,
+    StoreShop,
     banner_decision,
     check_provider,
+    choose_shop,
     refresh_message,
 )
 from tests.ordering import FakeClock
@@ -71,10 +76,64 @@ def test_the_check_runs_again_after_its_ttl_or_on_refresh(settings: Settings) ->
     provider, clock = CountingProvider(shops=[{"id": 1}]), FakeClock()
     health = ProviderHealth(settings, provider, clock)
     health.status()
+    clock.now += MIN_REFRESH_INTERVAL
     health.status(refresh=True)
     clock.now += STATUS_TTL
     health.status()
     assert provider.calls == 3
+
+
+def test_refreshes_in_quick_succession_ask_the_provider_once(settings: Settings) -> None:
+    provider, clock = CountingProvider(shops=[{"id": 1}]), FakeClock()
+    health = ProviderHealth(settings, provider, clock)
+    for _ in range(50):
+        health.status(refresh=True)
+    assert provider.calls == 1
+    clock.now += MIN_REFRESH_INTERVAL - timedelta(seconds=1)
+    health.status(refresh=True)
+    assert provider.calls == 1
+    health.status(refresh=True, force=True)  # an admin's refresh
+    assert provider.calls == 2
+
+
+def test_a_shop_id_the_account_lacks_is_not_configured_and_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("PRINTIFY_API_TOKEN", "secret-token")
+    monkeypatch.setenv("PRINTIFY_SHOP_ID", "999")
+    provider = CountingProvider(shops=[{"id": 1, "title": "Main"}])
+    status = check_provider(Settings(), provider, FakeClock().now)
+    assert not status.configured
+    assert status.error == "PRINTIFY_SHOP_ID 999 is not a shop of this Printify account (its shops: 1 (Main))"
+    with pytest.raises(ShopNotFound):
+        StoreShop(Settings(), provider)()
+
+
+def test_the_store_shop_is_the_configured_one_else_the_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DATA_DIR", str(tmp_path))
+    shops = [{"id": 1, "title": "Main"}, {"id": 2, "title": "Second"}]
+    assert choose_shop(shops) == 1
+    assert choose_shop(shops, "2") == 2
+    monkeypatch.setenv("PRINTIFY_SHOP_ID", "2")
+    provider = CountingProvider(shops=shops)
+    shop = StoreShop(Settings(), provider)
+    assert (shop(), shop(), provider.calls) == (2, 2, 1)
+
+
+def test_a_failing_check_is_logged_once_until_it_changes(settings: Settings, caplog: pytest.LogCaptureFixture) -> None:
+    provider, clock = CountingProvider(error=ProviderUnauthorized("Unauthenticated.")), FakeClock()
+    health = ProviderHealth(settings, provider, clock)
+    with caplog.at_level(logging.INFO, logger="storefront.services.provider_status"):
+        health.status()
+        clock.now += STATUS_TTL
+        health.status()
+        provider.error = None
+        provider.shops = [{"id": 1}]
+        clock.now += STATUS_TTL
+        health.status()
+    assert [r.getMessage() for r in caplog.records] == [
+        "The print provider is not usable: Unauthenticated.",
+        "The print provider answers again",
+    ]
 
 
 def test_the_banner_is_hidden_when_no_check_fails() -> None:

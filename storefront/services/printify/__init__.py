@@ -6,6 +6,7 @@ from storefront.services.printify.demo import DEMO_SHOP_ID, DemoPrintProvider, d
 from storefront.services.printify.errors import (
     ProviderError,
     ProviderNotFound,
+    ProviderOutcomeUnknown,
     ProviderRateLimited,
     ProviderUnauthorized,
     ProviderUnavailable,
@@ -19,6 +20,7 @@ __all__ = [
     "PrintProvider",
     "ProviderError",
     "ProviderNotFound",
+    "ProviderOutcomeUnknown",
     "ProviderRateLimited",
     "ProviderUnauthorized",
     "ProviderUnavailable",

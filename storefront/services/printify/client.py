@@ -43,6 +43,7 @@ import httpx
 from storefront.services.printify.errors import (
     ProviderError,
     ProviderNotFound,
+    ProviderOutcomeUnknown,
     ProviderRateLimited,
     ProviderUnauthorized,
     ProviderUnavailable,
@@ -65,10 +66,6 @@ _IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE"})
 Sleep = Callable[[float], Awaitable[None]]
 P = ParamSpec("P")
 T = TypeVar("T")
-
-
-class ProviderOutcomeUnknown(ProviderUnavailable):
-    """A call that changes state failed after it was sent (timeout, 5xx): it may have taken effect."""
 
 
 class SlidingWindow:

@@ -593,6 +593,8 @@ class DemoPrintProvider:
         flat_shipping_cents: int = DEMO_FLAT_SHIPPING_CENTS,
         clock: Callable[[], datetime] | None = None,
         image_size: int = 800,
+        costing_seconds: float | None = None,
+        production_seconds: float | None = None,
     ) -> None:
         self.media_dir = Path(media_dir)
         self.media_url = media_url.rstrip("/")
@@ -604,6 +606,11 @@ class DemoPrintProvider:
         self._by_id: dict[str, dict[str, Any]] = {p["id"]: p for p in products}
         self._orders: dict[str, dict[str, Any]] = {}
         self._order_ids: list[str] = []
+        #: When orders move on by themselves, as Printify's do: a new order is "pending" for
+        #: costing_seconds, then "on-hold"; one sent to production is "fulfilled" (shipped) after
+        #: production_seconds. None keeps them where they are until advance_order().
+        self.costing_seconds = costing_seconds
+        self.production_seconds = production_seconds
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ shops and products
@@ -872,21 +879,56 @@ class DemoPrintProvider:
             self._order_ids.append(order_id)
         return {"id": order_id}
 
+    def _stored_order(self, order_id: object) -> dict[str, Any]:
+        """The stored order, moved on by the clock (call with the lock held); ProviderNotFound when unknown."""
+        stored = self._orders.get(order_id) if isinstance(order_id, str) else None
+        if stored is None:
+            raise ProviderNotFound("Order not found", details={"error": "Not found"})
+        self._move_on(stored)
+        return stored
+
+    def _move_on(self, stored: dict[str, Any]) -> None:
+        """Apply the time-driven steps (costing, then production) that are due."""
+        now = self._clock()
+        if stored["status"] == "pending" and self.costing_seconds is not None:
+            if now >= _parse_time(stored["created_at"]) + timedelta(seconds=self.costing_seconds):
+                stored["status"] = "on-hold"
+        if stored["status"] == "in-production" and self.production_seconds is not None:
+            started = stored.get("sent_to_production_at")
+            if started and now >= _parse_time(started) + timedelta(seconds=self.production_seconds):
+                self._step(stored)
+
     def get_order(self, shop_id: int, order_id: str) -> dict:
         """One stored order; ProviderNotFound when unknown."""
         self._check_shop(shop_id)
         with self._lock:
-            stored = self._orders.get(order_id) if isinstance(order_id, str) else None
-            if stored is None:
-                raise ProviderNotFound("Order not found", details={"error": "Not found"})
-            return copy.deepcopy(stored)
+            return copy.deepcopy(self._stored_order(order_id))
 
     def list_orders(self, shop_id: int, page: int = 1, limit: int = DEFAULT_PAGE_LIMIT) -> dict:
         """One page of the shop's orders, newest first, in Printify's envelope."""
         self._check_shop(shop_id)
         with self._lock:
-            orders = [copy.deepcopy(self._orders[i]) for i in reversed(self._order_ids)]
+            orders = [copy.deepcopy(self._stored_order(i)) for i in reversed(self._order_ids)]
         return paginate(orders, page, limit)
+
+    def find_order_by_external_id(self, shop_id: int, external_id: str) -> dict | None:
+        """The newest order whose metadata.shop_order_id is `external_id`, or None (like the real client)."""
+        self._check_shop(shop_id)
+        with self._lock:
+            for order_id in reversed(self._order_ids):
+                if self._orders[order_id]["metadata"].get("shop_order_id") == external_id:
+                    return copy.deepcopy(self._stored_order(order_id))
+        return None
+
+    def send_to_production(self, shop_id: int, order_id: str) -> dict:
+        """Start printing an on-hold order; Printify's 400/8502 from any other status."""
+        self._check_shop(shop_id)
+        with self._lock:
+            stored = self._stored_order(order_id)
+            if stored["status"] != "on-hold":
+                raise _operation_failed(f"Order in status {stored['status']!r} cannot be sent to production.")
+            self._step(stored)
+            return copy.deepcopy(stored)
 
     def advance_order(self, order_id: str) -> dict:
         """Move an order one step: pending -> on-hold -> in-production -> fulfilled (adds a USPS shipment)."""
@@ -894,32 +936,45 @@ class DemoPrintProvider:
             stored = self._orders.get(order_id) if isinstance(order_id, str) else None
             if stored is None:
                 raise ProviderNotFound("Order not found", details={"error": "Not found"})
-            status = stored["status"]
-            if status not in ORDER_PROGRESSION[:-1]:
-                body = {"status": "error", "code": OPERATION_FAILED_CODE, "message": "Operation failed.",
-                        "errors": {"reason": f"Order in status {status!r} cannot move on.",
-                                   "code": OPERATION_FAILED_CODE}}
-                raise ProviderError("Operation failed.", status=400, code=OPERATION_FAILED_CODE, details=body)
-            new_status = ORDER_PROGRESSION[ORDER_PROGRESSION.index(status) + 1]
-            now = format_timestamp(self._clock())
-            stored["status"] = new_status
-            if new_status == "in-production":
-                stored["sent_to_production_at"] = now
-                for line in stored["line_items"]:
-                    line["status"] = "in-production"
-                    line["sent_to_production_at"] = now
-            elif new_status == "fulfilled":
-                number = _tracking_number(order_id)
-                stored["fulfilled_at"] = now
-                stored["shipments"].append(
-                    {
-                        "carrier": "usps",
-                        "number": number,
-                        "url": f"https://tools.usps.com/go/TrackConfirmAction?tLabels={number}",
-                        "delivered_at": None,
-                    }
-                )
-                for line in stored["line_items"]:
-                    line["status"] = "fulfilled"
-                    line["fulfilled_at"] = now
+            self._step(stored)
             return copy.deepcopy(stored)
+
+    def _step(self, stored: dict[str, Any]) -> None:
+        """One step along ORDER_PROGRESSION (call with the lock held)."""
+        status = stored["status"]
+        if status not in ORDER_PROGRESSION[:-1]:
+            raise _operation_failed(f"Order in status {status!r} cannot move on.")
+        new_status = ORDER_PROGRESSION[ORDER_PROGRESSION.index(status) + 1]
+        now = format_timestamp(self._clock())
+        stored["status"] = new_status
+        if new_status == "in-production":
+            stored["sent_to_production_at"] = now
+            for line in stored["line_items"]:
+                line["status"] = "in-production"
+                line["sent_to_production_at"] = now
+        elif new_status == "fulfilled":
+            number = _tracking_number(stored["id"])
+            stored["fulfilled_at"] = now
+            stored["shipments"].append(
+                {
+                    "carrier": "usps",
+                    "number": number,
+                    "url": f"https://tools.usps.com/go/TrackConfirmAction?tLabels={number}",
+                    "delivered_at": None,
+                }
+            )
+            for line in stored["line_items"]:
+                line["status"] = "fulfilled"
+                line["fulfilled_at"] = now
+
+
+def _operation_failed(reason: str) -> ProviderError:
+    """Printify's 400 "Operation failed." (code 8502) with `reason`."""
+    body = {"status": "error", "code": OPERATION_FAILED_CODE, "message": "Operation failed.",
+            "errors": {"reason": reason, "code": OPERATION_FAILED_CODE}}
+    return ProviderError("Operation failed.", status=400, code=OPERATION_FAILED_CODE, details=body)
+
+
+def _parse_time(value: str) -> datetime:
+    """A Printify timestamp ("2017-04-18 13:24:28+00:00") as an aware datetime."""
+    return datetime.fromisoformat(value.replace(" ", "T", 1))

@@ -85,3 +85,7 @@ class ProviderUnavailable(ProviderError):
         details: object | None = None,
     ) -> None:
         super().__init__(message, status=status, code=code, details=details)
+
+
+class ProviderOutcomeUnknown(ProviderUnavailable):
+    """A call that changes state failed after it was sent (timeout, 5xx): it may have taken effect."""

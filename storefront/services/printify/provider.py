@@ -146,6 +146,18 @@ class PrintProvider(Protocol):
         """One order object (contract §7); raises ProviderNotFound when it does not exist."""
         ...
 
+    def find_order_by_external_id(self, shop_id: int, external_id: str) -> dict | None:
+        """The recent order whose `metadata.shop_order_id` is `external_id`, or None.
+
+        Printify does not promise to refuse a second order with the same external id, so a send
+        whose outcome is unknown is looked up this way before it is repeated."""
+        ...
+
+    def send_to_production(self, shop_id: int, order_id: str) -> dict:
+        """Approve an on-hold order for printing; returns the order. A 400 with code 8502 while the
+        order is still pending (cost calculation)."""
+        ...
+
 
 def product_page_url(product_id: str) -> str:
     """The provider's own page for a product (the 'View on Provider' button)."""

@@ -1,0 +1,58 @@
+"""Keeping the storefront's catalogue cache in step with the store's Printify shop."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from sqlmodel import Session, col, select
+
+from storefront.models import CatalogProduct
+from storefront.services.admin_catalog import SyncResult, sync_shop
+from storefront.services.background import Worker, start_worker
+from storefront.services.catalog_sync import ProgressCallback, remove_products
+from storefront.services.printify.provider import PrintProvider
+
+logger = logging.getLogger(__name__)
+
+#: Waits between attempts of a start-up sync that failed: 1 minute doubling to 30 minutes.
+FIRST_RETRY_SECONDS = 60.0
+MAX_RETRY_SECONDS = 1800.0
+
+
+def sync_store_catalogue(
+    session_factory: Callable[[], Session],
+    provider: PrintProvider,
+    shop_id: int,
+    progress: ProgressCallback | None = None,
+) -> SyncResult:
+    """Copy every product of the store's shop into the cache and drop every other cached product.
+
+    Products cached from another shop (the demo's, or a shop the store no longer sells from)
+    could not be ordered: the provider only ships the store shop's products."""
+    with session_factory() as session:
+        result = sync_shop(session, provider, shop_id, progress)
+        strangers = session.exec(select(CatalogProduct.id).where(col(CatalogProduct.shop_id) != shop_id)).all()
+        removed = remove_products(session, strangers)
+        session.commit()
+    return SyncResult(synced=result.synced, removed=result.removed + removed)
+
+
+def start_catalogue_sync(
+    session_factory: Callable[[], Session], provider: PrintProvider, shop_id: Callable[[], int]
+) -> Worker:
+    """Sync the store's catalogue in the background now, retrying with backoff until it succeeds once."""
+    wait = FIRST_RETRY_SECONDS
+
+    def step() -> float | None:
+        nonlocal wait
+        try:
+            result = sync_store_catalogue(session_factory, provider, shop_id())
+        except Exception as exc:  # noqa: BLE001 - logged and retried; the cached catalogue stays served
+            logger.warning("Catalogue sync failed, next try in %.0f s: %s", wait, exc)
+            current, wait = wait, min(wait * 2, MAX_RETRY_SECONDS)
+            return current
+        logger.info("Catalogue synced: %d products, %d removed", result.synced, result.removed)
+        return None
+
+    return start_worker("catalogue-sync", step)
