@@ -55,6 +55,9 @@ class Settings:
     outbox_interval_seconds: float = field(
         default_factory=lambda: float(_env("OUTBOX_INTERVAL_SECONDS", "5") or 5)
     )
+    order_poll_interval_seconds: int = field(
+        default_factory=lambda: _positive_int("ORDER_POLL_INTERVAL_SECONDS", 600)
+    )
     payment_requests_per_minute: int = field(
         default_factory=lambda: _positive_int("PAYMENT_REQUESTS_PER_MINUTE", 20)
     )

@@ -53,6 +53,8 @@ class CatalogVariant(SQLModel, table=True):
     price_cents: int
     is_enabled: bool = Field(default=True)
     color: str = Field(default="", max_length=64)
+    #: The colour's swatch as '#rrggbb' when the provider gives one, else "".
+    color_hex: str = Field(default="", max_length=16)
     size: str = Field(default="", max_length=32)
     sort_order: int = Field(default=0)
 
@@ -72,6 +74,8 @@ class CatalogImage(SQLModel, table=True):
     position: str = Field(default="", max_length=32)
     is_default: bool = Field(default=False)
     sort_order: int = Field(default=0)
+    #: The one colour of the variants this image shows; "" when it shows several or none.
+    color: str = Field(default="", max_length=64)
 
 
 # --- Orders ---------------------------------------------------------------------------------------

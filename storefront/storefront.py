@@ -4,6 +4,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from datetime import timedelta
 
 import reflex as rx
 
@@ -17,12 +18,14 @@ from storefront.pages import (  # noqa: F401  (importing a page module registers
     home,
     new_arrivals,
     not_found,
+    order_status,
     product,
     products,
 )
 from storefront.pages.admin import dashboard, login, products as admin_products  # noqa: F401
 from storefront.services.auth import DEFAULT_PASSWORD_WARNING
 from storefront.services.fulfilment import start_outbox_worker
+from storefront.services.order_tracking import OrderTracker, start_order_tracker
 from storefront.services.store_catalogue import start_catalogue_sync
 
 settings = get_settings()
@@ -35,6 +38,21 @@ async def order_outbox_worker() -> AsyncIterator[None]:
     services = api.state.services
     outbox = await asyncio.to_thread(wiring.order_outbox, settings, services.engine, services.provider)
     worker = start_outbox_worker(outbox, interval_seconds=settings.outbox_interval_seconds)
+    try:
+        yield
+    finally:
+        await asyncio.to_thread(worker.stop)
+
+
+@contextlib.asynccontextmanager
+async def order_tracker() -> AsyncIterator[None]:
+    """Re-read sent orders that are not final yet, so a lost webhook never leaves a status stale."""
+    services = api.state.services
+    interval = settings.order_poll_interval_seconds
+    tracker = OrderTracker(
+        services.session_factory, services.provider, wiring.store_shop(settings), interval=timedelta(seconds=interval)
+    )
+    worker = start_order_tracker(tracker, every_seconds=min(60.0, interval))
     try:
         yield
     finally:
@@ -68,6 +86,7 @@ app = rx.App(
 )
 app.register_lifespan_task(order_outbox_worker)
 app.register_lifespan_task(catalogue_sync)
+app.register_lifespan_task(order_tracker)
 
 
 @contextlib.asynccontextmanager

@@ -14,11 +14,12 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from storefront import db, wiring
-from storefront.api import admin, admin_orders, admin_products, orders, payments
+from storefront.api import admin, admin_orders, admin_products, orders, payments, webhooks
 from storefront.api.errors import error_response
 from storefront.api import provider as provider_routes
 from storefront.config import Settings
 from storefront.models import utcnow
+from storefront.services import order_lookup
 from storefront.services.auth import AdminAuth
 from storefront.services.errors import ServiceError
 from storefront.services.order_payment import OrderPayments
@@ -85,6 +86,11 @@ class ApiServices:
         )
 
     @cached_property
+    def lookup_limiter(self) -> RateLimiter:
+        """Guest order lookups per client address and minute, counted apart from payments."""
+        return order_lookup.lookup_limiter(self.session_factory, self.settings.payment_requests_per_minute, self.clock)
+
+    @cached_property
     def refresh_limiter(self) -> RateLimiter:
         """Anonymous forced re-checks of the provider per client address and minute."""
         return RateLimiter(
@@ -98,6 +104,11 @@ class ApiServices:
     @cached_property
     def provider(self) -> PrintProvider:
         return self._provider or wiring.shared_print_provider(self.settings)
+
+    @cached_property
+    def shop_id(self) -> int:
+        """The provider shop the store sells from (PRINTIFY_SHOP_ID, else asks the provider once)."""
+        return wiring.print_shop_id(self.settings, self.provider)
 
     @cached_property
     def provider_health(self) -> ProviderHealth:
@@ -145,6 +156,7 @@ def create_api(
     api.include_router(orders.router)
     api.include_router(payments.router)
     api.include_router(provider_routes.router)
+    api.include_router(webhooks.router)
     settings.upload_dir.mkdir(parents=True, exist_ok=True)
     api.mount("/uploads", StaticFiles(directory=settings.upload_dir), name="uploads")
     return api

@@ -2,7 +2,8 @@
 
 A shopper's order is reached with the access token returned when it was placed, sent in the
 X-Order-Token header (or, for the status, a `token` query parameter); without it an order
-answers 404 exactly like an unknown one.
+answers 404 exactly like an unknown one. A guest without the token looks the order up by its
+number and email (POST /api/orders/lookup), throttled per client address like payments.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 from fastapi import APIRouter, Body, Depends, Header, Query, Request
 from sqlmodel import Session
 
-from storefront.services import checkout, fulfilment, order_access
+from storefront.services import checkout, fulfilment, order_access, order_lookup
 from storefront.services.order_payment import card_from_form, payment_key
 
 router = APIRouter()
@@ -93,3 +94,23 @@ def order_status(
         request.app.state.services.auth.verify(admin_token)
         return fulfilment.order_status(order_access.find_order(session, order_id))
     return fulfilment.order_status(order_access.shopper_order(session, order_id, access_token or token))
+
+
+@router.post("/api/orders/lookup")
+def lookup_order(
+    request: Request, payload: Any = Body(None), session: Session = Depends(get_session)
+) -> dict[str, Any]:
+    """A guest's order by number and email: 404 alike whichever is wrong, 422 when one is missing."""
+    request.app.state.services.lookup_limiter.check(order_lookup.lookup_key(client_address(request)))
+    number, email = order_lookup.lookup_request(payload)
+    return order_lookup.lookup_order(session, number, email)
+
+
+@router.get("/api/orders/{order_id}")
+def shopper_order(
+    order_id: str,
+    access_token: str | None = Header(None, alias=TOKEN_HEADER),
+    session: Session = Depends(get_session),
+) -> dict[str, Any]:
+    """The guest view of an order (as the lookup answers it), opened by its token in X-Order-Token."""
+    return order_lookup.order_view_by_token(session, order_id, access_token)

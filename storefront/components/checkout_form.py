@@ -93,7 +93,7 @@ def summary() -> rx.Component:
         rx.foreach(
             CartState.rows,
             lambda row: rx.hstack(
-                rx.text(row["name"], " (", row["size"], ") × ", row["quantity"]),
+                rx.text(row["name"], " (", row["options_short"], ") × ", row["quantity"]),
                 rx.text(row["line_total"]),
                 justify="between",
                 width="100%",

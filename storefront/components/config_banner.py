@@ -33,6 +33,11 @@ def setup_dialog() -> rx.Component:
 
 
 def config_banner() -> rx.Component:
+    # The wrapper says when the check has finished, so a hidden banner can be told from a pending one.
+    return rx.box(_banner(), custom_attrs={"data-config-check": rx.cond(S.checking, "checking", "done")}, width="100%")
+
+
+def _banner() -> rx.Component:
     return rx.cond(
         S.visible,
         rx.callout.root(

@@ -10,7 +10,14 @@ from storefront.components.header import BRAND_TAGLINE, BRAND_TITLE, header
 
 def footer() -> rx.Component:
     return rx.box(
-        rx.text(f"© {BRAND_TITLE}: {BRAND_TAGLINE}", color=styles.MUTED, font_size="0.85rem"),
+        rx.hstack(
+            rx.text(f"© {BRAND_TITLE}: {BRAND_TAGLINE}", color=styles.MUTED, font_size="0.85rem"),
+            rx.link("Order status", href="/order-status", color=styles.MUTED, font_size="0.85rem"),
+            justify="between",
+            align="center",
+            wrap="wrap",
+            spacing="3",
+        ),
         style=styles.content_box,
         padding_y="2rem",
         border_top=styles.BORDER,

@@ -29,21 +29,43 @@ def quick_add_button(**props) -> rx.Component:
     return rx.button(rx.icon("plus", size=16), "Quick Add", width="100%", white_space="nowrap", **props)
 
 
-def quick_add_control(product: rx.Var) -> rx.Component:
-    """Quick Add: a size menu when the product comes in several sizes, else one button."""
-    product_id = product["id"].to(str)
-    return rx.cond(
-        product["sizes"].length() > 1,
-        rx.dropdown_menu.root(
-            rx.dropdown_menu.trigger(quick_add_button()),
-            rx.dropdown_menu.content(
-                rx.foreach(
-                    product["sizes"],
-                    lambda size: rx.dropdown_menu.item(size, on_select=CartState.add(product_id, size, "")),
-                ),
+def colour_submenu(product_id: rx.Var, colour: rx.Var) -> rx.Component:
+    """One colour of the Quick Add menu, opening onto the sizes it comes in."""
+    name = colour["name"].to(str)
+    return rx.dropdown_menu.sub(
+        rx.dropdown_menu.sub_trigger(name),
+        rx.dropdown_menu.sub_content(
+            rx.foreach(
+                colour["sizes"].to(list[str]),
+                lambda size: rx.dropdown_menu.item(size, on_select=CartState.add(product_id, size, "", name)),
             ),
         ),
-        quick_add_button(on_click=CartState.quick_add(product_id)),
+    )
+
+
+def quick_add_control(product: rx.Var) -> rx.Component:
+    """Quick Add: a colour menu (each colour opening onto its sizes) when the product comes in
+    several colours, a size menu when it comes in several sizes, else one button."""
+    product_id = product["id"].to(str)
+    return rx.cond(
+        product["colors"].length() > 1,
+        rx.dropdown_menu.root(
+            rx.dropdown_menu.trigger(quick_add_button()),
+            rx.dropdown_menu.content(rx.foreach(product["colors"], lambda colour: colour_submenu(product_id, colour))),
+        ),
+        rx.cond(
+            product["sizes"].length() > 1,
+            rx.dropdown_menu.root(
+                rx.dropdown_menu.trigger(quick_add_button()),
+                rx.dropdown_menu.content(
+                    rx.foreach(
+                        product["sizes"],
+                        lambda size: rx.dropdown_menu.item(size, on_select=CartState.add(product_id, size, "")),
+                    ),
+                ),
+            ),
+            quick_add_button(on_click=CartState.quick_add(product_id)),
+        ),
     )
 
 

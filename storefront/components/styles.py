@@ -36,6 +36,18 @@ nav_link = {
     "_hover": {"background": rx.color("gray", 3), "text_decoration": "none"},
 }
 
+# A round colour swatch; the chosen one gets SWATCH_RING (a gap, then an accent ring).
+SWATCH_RING = f"0 0 0 2px var(--color-background), 0 0 0 4px {rx.color('accent', 9)}"
+swatch = {
+    "width": "2rem",
+    "height": "2rem",
+    "padding": "0",
+    "border_radius": "50%",
+    "border": f"1px solid {rx.color('gray', 7)}",
+    "cursor": "pointer",
+    "&:focus-visible": {"outline": f"2px solid {rx.color('accent', 8)}", "outline_offset": "4px"},
+}
+
 base_style = {
     "font_family": "'Inter', system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif",
 }

@@ -15,28 +15,28 @@ def stepper_button(icon: str, label: str, on_click: rx.event.EventSpec, disabled
 
 
 def cart_row(row: rx.Var) -> rx.Component:
-    product_id, size = row["id"].to(str), row["size"].to(str)
+    product_id, size, color = row["id"].to(str), row["size"].to(str), row["color"].to(str)
     return rx.card(
         rx.hstack(
             rx.box(product_image(row["image"], row["name"], height="96px"), width="96px", border_radius="8px", overflow="hidden", flex_shrink="0"),
             rx.vstack(
                 rx.text(row["name"], weight="bold"),
-                rx.text("Size: ", row["size"], color=styles.MUTED, size="2"),
+                rx.text(row["options"], color=styles.MUTED, size="2", data_testid="line-options"),
                 rx.text(row["price"], size="2"),
                 spacing="1",
                 flex="1",
             ),
             rx.hstack(
-                stepper_button("minus", "Decrease quantity", CartState.decrement(product_id, size), row["quantity"].to(int) <= 1),
+                stepper_button("minus", "Decrease quantity", CartState.decrement(product_id, size, color), row["quantity"].to(int) <= 1),
                 rx.text(row["quantity"], min_width="2ch", text_align="center", data_testid="line-quantity"),
-                stepper_button("plus", "Increase quantity", CartState.increment(product_id, size)),
+                stepper_button("plus", "Increase quantity", CartState.increment(product_id, size, color)),
                 align="center",
                 spacing="2",
             ),
             rx.text(row["line_total"], weight="bold", min_width="5rem", text_align="right"),
             rx.icon_button(
                 rx.icon("trash-2", size=16),
-                on_click=CartState.remove(product_id, size),
+                on_click=CartState.remove(product_id, size, color),
                 variant="ghost",
                 color_scheme="red",
                 aria_label="Remove",

@@ -1,4 +1,4 @@
-"""/product/{id}: image, price, size choice, Add to Cart, Buy Now and the details."""
+"""/product/{id}: image, price, colour and size choice, Add to Cart, Buy Now and the details."""
 
 import reflex as rx
 
@@ -10,6 +10,60 @@ from storefront.state.cart import CartState
 from storefront.state.catalog import PRODUCT_NOT_FOUND_TEXT, PRODUCT_NOT_FOUND_TITLE, ProductDetailState as S
 
 
+def colour_swatch(colour: rx.Var) -> rx.Component:
+    """A round swatch named after its colour; the chosen one is ringed."""
+    name = colour["name"].to(str)
+    chosen = S.selected_color == name
+    return rx.el.button(
+        type="button",
+        title=name,
+        aria_label=name,
+        aria_pressed=rx.cond(chosen, "true", "false"),
+        on_click=S.select_color(name),
+        style={**styles.swatch, "background": colour["swatch"], "box_shadow": rx.cond(chosen, styles.SWATCH_RING, "none")},
+        data_testid="color-swatch",
+    )
+
+
+def colour_picker() -> rx.Component:
+    """The 'Color' swatches, only for a product that comes in more than one colour."""
+    return rx.cond(
+        S.colors.length() > 1,
+        rx.vstack(
+            rx.hstack(
+                rx.text("Color", weight="bold"),
+                rx.text(S.selected_color, color=styles.MUTED, data_testid="selected-color"),
+                spacing="2",
+            ),
+            rx.hstack(
+                rx.foreach(S.colors, colour_swatch),
+                wrap="wrap",
+                spacing="3",
+                custom_attrs={"role": "group", "aria-label": "Color"},
+            ),
+            spacing="2",
+            align="start",
+        ),
+    )
+
+
+def size_option(size: rx.Var) -> rx.Component:
+    """A size radio, disabled when the chosen colour does not come in that size."""
+    offered = S.available_sizes.contains(size)
+    return rx.el.label(
+        rx.radio_group.item(value=size, aria_label=size, disabled=~offered),
+        rx.text(size),
+        display="flex",
+        gap="0.4rem",
+        align_items="center",
+        padding="0.4rem 0.8rem",
+        border=styles.BORDER,
+        border_radius="8px",
+        cursor=rx.cond(offered, "pointer", "not-allowed"),
+        opacity=rx.cond(offered, "1", "0.45"),
+    )
+
+
 def size_picker() -> rx.Component:
     return rx.vstack(
         rx.text("Select Size", weight="bold"),
@@ -18,20 +72,7 @@ def size_picker() -> rx.Component:
             rx.text("No sizes available", color=styles.MUTED, data_testid="no-sizes"),
             rx.radio_group.root(
                 rx.hstack(
-                    rx.foreach(
-                        S.sizes,
-                        lambda size: rx.el.label(
-                            rx.radio_group.item(value=size, aria_label=size),
-                            rx.text(size),
-                            display="flex",
-                            gap="0.4rem",
-                            align_items="center",
-                            padding="0.4rem 0.8rem",
-                            border=styles.BORDER,
-                            border_radius="8px",
-                            cursor="pointer",
-                        ),
-                    ),
+                    rx.foreach(S.sizes, size_option),
                     wrap="wrap",
                     spacing="2",
                 ),
@@ -53,14 +94,14 @@ def buy_buttons() -> rx.Component:
                 rx.icon("shopping-cart", size=16),
                 "Add to Cart",
                 size="3",
-                on_click=CartState.add(S.product_id, S.selected_size, ""),
+                on_click=CartState.add(S.product_id, S.selected_size, "", S.selected_color),
                 disabled=unavailable,
             ),
             rx.button(
                 "Buy Now",
                 size="3",
                 variant="outline",
-                on_click=CartState.add(S.product_id, S.selected_size, "/cart"),
+                on_click=CartState.add(S.product_id, S.selected_size, "/cart", S.selected_color),
                 disabled=unavailable,
             ),
             rx.link(
@@ -78,10 +119,16 @@ def buy_buttons() -> rx.Component:
 
 def details() -> rx.Component:
     return rx.grid(
-        rx.box(product_image(S.image, S.name, height="520px"), border_radius="16px", overflow="hidden"),
+        rx.box(
+            product_image(S.shown_image, S.name, height="520px"),
+            border_radius="16px",
+            overflow="hidden",
+            data_testid="product-image",
+        ),
         rx.vstack(
             rx.heading(S.name, as_="h1", size="8"),
             rx.text(S.price, size="6", weight="bold", data_testid="product-price"),
+            colour_picker(),
             size_picker(),
             buy_buttons(),
             rx.divider(),

@@ -146,7 +146,22 @@ def items_by_order(session: Session, order_ids: Sequence[int]) -> dict[int, list
 def serialize_page(session: Session, page: OrderPage) -> list[dict[str, Any]]:
     """The page's orders as the spec's admin Order entities (with their items)."""
     items = items_by_order(session, [order.id for order in page.orders if order.id is not None])
-    return [serialize_order(order, items.get(order.id or 0, [])) for order in page.orders]
+    return [admin_order(order, items.get(order.id or 0, [])) for order in page.orders]
+
+
+def tracking_fields(order: Order) -> dict[str, Any]:
+    """The latest shipment as the provider reported it: carrier, tracking page, dates (None until known)."""
+    return {
+        "trackingCarrier": order.tracking_carrier,
+        "trackingUrl": order.tracking_url,
+        "shippedAt": order.shipped_at.isoformat() if order.shipped_at else None,
+        "deliveredAt": order.delivered_at.isoformat() if order.delivered_at else None,
+    }
+
+
+def admin_order(order: Order, items: Sequence[OrderItem]) -> dict[str, Any]:
+    """The spec's admin Order entity with the shipment's tracking."""
+    return {**serialize_order(order, items), **tracking_fields(order)}
 
 
 def order_with_items(session: Session, number: str) -> tuple[Order, list[OrderItem]]:
@@ -158,7 +173,7 @@ def order_with_items(session: Session, number: str) -> tuple[Order, list[OrderIt
 
 def order_detail(session: Session, number: str) -> dict[str, Any]:
     """One order as the spec's admin Order entity; NotFoundError for an unknown number."""
-    return serialize_order(*order_with_items(session, number))
+    return admin_order(*order_with_items(session, number))
 
 
 # --------------------------------------------------------------------------- figures

@@ -1,4 +1,4 @@
-"""Cart rules: lines merge by product id plus size; subtotal, shipping and total in cents.
+"""Cart rules: lines merge by product id, colour and size; subtotal, shipping and total in cents.
 
 Every function is pure: it takes a sequence of lines and returns a new tuple, never mutating input.
 Product ids stay strings (the real id). The spec's Quick Add rule (numeric id, else 9999) is
@@ -24,7 +24,8 @@ MAX_LINE_QUANTITY = 99
 
 @dataclass(frozen=True, slots=True)
 class CartLine:
-    """One cart line; (product_id, size) is its identity."""
+    """One cart line; (product_id, color, size) is its identity. The colour is "" for a product
+    that comes in one colour only (and in carts stored before colours)."""
 
     product_id: str
     name: str
@@ -33,10 +34,11 @@ class CartLine:
     image: str
     quantity: int
     variant_id: str | None = None
+    color: str = ""
 
     @property
-    def key(self) -> tuple[str, str]:
-        return (self.product_id, self.size)
+    def key(self) -> tuple[str, str, str]:
+        return (self.product_id, self.color, self.size)
 
     @property
     def line_total_cents(self) -> int:
@@ -67,7 +69,7 @@ def _clamp_quantity(quantity: int) -> int:
 
 
 def add_line(lines: Sequence[CartLine], line: CartLine) -> tuple[CartLine, ...]:
-    """Raise the quantity of the line with the same id and size by line.quantity, else append."""
+    """Raise the quantity of the line with the same id, colour and size by line.quantity, else append."""
     if line.quantity < MIN_LINE_QUANTITY:
         raise ValueError(f"quantity to add must be at least 1, got {line.quantity}")
     result: list[CartLine] = []
@@ -84,38 +86,38 @@ def add_line(lines: Sequence[CartLine], line: CartLine) -> tuple[CartLine, ...]:
 
 
 def set_quantity(
-    lines: Sequence[CartLine], product_id: str, size: str, quantity: int
+    lines: Sequence[CartLine], product_id: str, size: str, quantity: int, color: str = ""
 ) -> tuple[CartLine, ...]:
     """Set a line's quantity; below 1 is ignored (lines unchanged), above the maximum is capped."""
     if quantity < MIN_LINE_QUANTITY:
         return tuple(lines)
     quantity = _clamp_quantity(quantity)
-    key = (product_id, size)
+    key = (product_id, color, size)
     return tuple(replace(line, quantity=quantity) if line.key == key else line for line in lines)
 
 
-def find_line(lines: Iterable[CartLine], product_id: str, size: str) -> CartLine | None:
-    return next((line for line in lines if line.key == (product_id, size)), None)
+def find_line(lines: Iterable[CartLine], product_id: str, size: str, color: str = "") -> CartLine | None:
+    return next((line for line in lines if line.key == (product_id, color, size)), None)
 
 
-def increment(lines: Sequence[CartLine], product_id: str, size: str) -> tuple[CartLine, ...]:
+def increment(lines: Sequence[CartLine], product_id: str, size: str, color: str = "") -> tuple[CartLine, ...]:
     """The plus button: one more of the line, if it exists."""
-    line = find_line(lines, product_id, size)
+    line = find_line(lines, product_id, size, color)
     if line is None:
         return tuple(lines)
-    return set_quantity(lines, product_id, size, line.quantity + 1)
+    return set_quantity(lines, product_id, size, line.quantity + 1, color)
 
 
-def decrement(lines: Sequence[CartLine], product_id: str, size: str) -> tuple[CartLine, ...]:
+def decrement(lines: Sequence[CartLine], product_id: str, size: str, color: str = "") -> tuple[CartLine, ...]:
     """The minus button: one fewer of the line, never below 1."""
-    line = find_line(lines, product_id, size)
+    line = find_line(lines, product_id, size, color)
     if line is None:
         return tuple(lines)
-    return set_quantity(lines, product_id, size, line.quantity - 1)
+    return set_quantity(lines, product_id, size, line.quantity - 1, color)
 
 
-def remove_line(lines: Sequence[CartLine], product_id: str, size: str) -> tuple[CartLine, ...]:
-    return tuple(line for line in lines if line.key != (product_id, size))
+def remove_line(lines: Sequence[CartLine], product_id: str, size: str, color: str = "") -> tuple[CartLine, ...]:
+    return tuple(line for line in lines if line.key != (product_id, color, size))
 
 
 def total_quantity(lines: Iterable[CartLine]) -> int:
@@ -153,7 +155,8 @@ def total_cents(lines: Iterable[CartLine]) -> int:
 
 
 def dump_cart(lines: Iterable[CartLine]) -> str:
-    """JSON for local storage, using the spec's cart item fields (price in dollars, as a number)."""
+    """JSON for local storage, using the spec's cart item fields (price in dollars, as a number)
+    plus the colour when the product comes in several."""
     items: list[dict[str, object]] = []
     for line in lines:
         item: dict[str, object] = {
@@ -166,6 +169,8 @@ def dump_cart(lines: Iterable[CartLine]) -> str:
         }
         if line.variant_id is not None:
             item["variantId"] = line.variant_id
+        if line.color:
+            item["color"] = line.color
         items.append(item)
     return json.dumps(items, separators=(",", ":"))
 
@@ -173,7 +178,8 @@ def dump_cart(lines: Iterable[CartLine]) -> str:
 def load_cart(raw: str | None) -> list[CartLine]:
     """Cart lines from whatever local storage holds; bad entries are skipped, and this never raises.
 
-    Quantities are clamped to 1..99 and duplicate id+size entries merged. Prices are display-only.
+    Quantities are clamped to 1..99 and duplicate id+colour+size entries merged; an entry without
+    a colour (stored before colours) loads with colour "". Prices are display-only.
     """
     if not isinstance(raw, str) or not raw.strip():
         return []
@@ -181,7 +187,7 @@ def load_cart(raw: str | None) -> list[CartLine]:
         data = json.loads(raw)
     except (ValueError, RecursionError):
         return []
-    merged: dict[tuple[str, str], CartLine] = {}
+    merged: dict[tuple[str, str, str], CartLine] = {}
     for entry in _stored_items(data):
         line = _parse_item(entry)
         if line is None:
@@ -219,6 +225,7 @@ def _parse_item(entry: object) -> CartLine | None:
     ):
         return None
     image = entry.get("image")
+    color = entry.get("color")
     return CartLine(
         product_id=product_id,
         name=name,
@@ -227,6 +234,7 @@ def _parse_item(entry: object) -> CartLine | None:
         image=image if isinstance(image, str) else "",
         quantity=_clamp_quantity(quantity),
         variant_id=_parse_id(entry.get("variantId")),
+        color=color.strip() if isinstance(color, str) else "",
     )
 
 

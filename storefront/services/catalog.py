@@ -26,10 +26,12 @@ PLACEHOLDER_IMAGE = "/images/product-placeholder.jpg"
 SIZE_ORDER: tuple[str, ...] = ("XS", "S", "M", "L", "XL", "2XL", "3XL", "4XL", "5XL")
 PRODUCT_NOT_FOUND = "Product not found"
 SIZE_NOT_AVAILABLE = "Size not available"
+COLOR_NOT_AVAILABLE = "Color not available"
 PREVIEW_POSITION = "preview"
 
 _TAG = re.compile(r"<[^>]*>")
 _SPACE = re.compile(r"\s+")
+_CSS_COLOUR_NAME = re.compile(r"[a-z]+")
 
 
 # --------------------------------------------------------------------------- collection derivation
@@ -73,8 +75,22 @@ def derive_collection(tags: Iterable[str], title: str, description: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class ColourChoice:
+    """One colour a shopper can choose: its swatch, price, sizes with their prices, and its image."""
+
+    name: str
+    swatch: str  # a CSS colour: the provider's hex, else the name when CSS knows it, else ""
+    price_cents: int  # its first enabled variant's price
+    sizes: tuple[str, ...]
+    size_prices: dict[str, int]
+    image_url: str  # the colour's own mockup, else the product's image
+
+
+@dataclass(frozen=True, slots=True)
 class ProductSummary:
-    """A product as a listing card shows it; price in cents, None when no variant is enabled."""
+    """A product as a listing card shows it; price in cents, None when no variant is enabled.
+
+    `colors` are the colours to choose between: empty when the product comes in one colour only."""
 
     id: str
     name: str
@@ -85,6 +101,7 @@ class ProductSummary:
     is_active: bool
     has_variants: bool
     sizes: tuple[str, ...]
+    colors: tuple[ColourChoice, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,10 +115,12 @@ class ProductDetail(ProductSummary):
 
 @dataclass(frozen=True, slots=True)
 class LinePrice:
-    """The unit price of a cart line and the provider variant it orders."""
+    """The unit price of a cart line, the provider variant it orders and the line's colour ("" when
+    the product comes in one colour only)."""
 
     price_cents: int
     variant_id: str
+    color: str = ""
 
 
 # --------------------------------------------------------------------------- pure helpers
@@ -121,22 +140,43 @@ def pick_image(images: Iterable[CatalogImage]) -> str:
     return chosen.src if chosen is not None and chosen.src else PLACEHOLDER_IMAGE
 
 
+def _in_colour(variant: CatalogVariant, color: str | None) -> bool:
+    """Whether the variant is of `color`; no colour (None or "") matches every variant."""
+    return not color or variant.color == color
+
+
+def enabled_colours(variants: Iterable[CatalogVariant]) -> tuple[str, ...]:
+    """Distinct colours of enabled variants in provider order (a variant without colour adds none)."""
+    seen: dict[str, None] = {}
+    for variant in sorted(variants, key=lambda v: v.sort_order):
+        if variant.is_enabled and variant.color:
+            seen.setdefault(variant.color)
+    return tuple(seen)
+
+
 def enabled_sizes(variants: Iterable[CatalogVariant]) -> tuple[str, ...]:
     """Distinct sizes of enabled variants in SIZE_ORDER; unknown sizes after, first-seen order."""
     seen: list[str] = []
     for variant in sorted(variants, key=lambda v: v.sort_order):
         if variant.is_enabled and variant.size and variant.size not in seen:
             seen.append(variant.size)
+    return _in_size_order(seen)
+
+
+def _in_size_order(sizes: Iterable[str]) -> tuple[str, ...]:
+    """Sizes in SIZE_ORDER; unknown sizes after, in the order given."""
     rank = {size: index for index, size in enumerate(SIZE_ORDER)}
     # sorted() is stable, so unknown sizes (all ranked last) keep their first-seen order.
-    return tuple(sorted(seen, key=lambda size: rank.get(size, len(SIZE_ORDER))))
+    return tuple(sorted(sizes, key=lambda size: rank.get(size, len(SIZE_ORDER))))
 
 
-def first_enabled_variant(variants: Iterable[CatalogVariant], size: str | None = None) -> CatalogVariant | None:
+def first_enabled_variant(
+    variants: Iterable[CatalogVariant], size: str | None = None, color: str | None = None
+) -> CatalogVariant | None:
     """The variant a line ships: the first enabled one in provider order, of exactly `size` when
-    given (an empty size matches nothing), of any size when None."""
+    given (an empty size matches nothing), of any size when None; of `color` when one is given."""
     for variant in sorted(variants, key=lambda v: v.sort_order):
-        if variant.is_enabled and (size is None or (size and variant.size == size)):
+        if variant.is_enabled and (size is None or (size and variant.size == size)) and _in_colour(variant, color):
             return variant
     return None
 
@@ -157,6 +197,52 @@ def size_prices(variants: Sequence[CatalogVariant]) -> dict[str, int]:
     return prices
 
 
+def swatch_colour(variant: CatalogVariant) -> str:
+    """The CSS colour of a variant's swatch: its hex, else its name when that is a plain word
+    ('Black', 'Royal Blue' -> 'royalblue'; a name CSS does not know leaves the swatch blank)."""
+    if variant.color_hex:
+        return variant.color_hex
+    name = variant.color.lower().replace(" ", "")
+    return name if _CSS_COLOUR_NAME.fullmatch(name) else ""
+
+
+def colour_image(images: Sequence[CatalogImage], color: str) -> str | None:
+    """The image of one colour (its 'preview', else its first), None when no image is of it alone."""
+    own = [image for image in images if image.color == color and image.src]
+    return pick_image(own) if own else None
+
+
+def colour_choices(variants: Sequence[CatalogVariant], images: Sequence[CatalogImage]) -> tuple[ColourChoice, ...]:
+    """The colours a shopper chooses between, in provider order; empty for a one-colour product."""
+    # One pass in provider order (every listing card needs this): each colour's first enabled
+    # variant, and the price of its first enabled variant of each size, as line_price picks them.
+    firsts: dict[str, CatalogVariant] = {}
+    prices: dict[str, dict[str, int]] = {}
+    for variant in sorted(variants, key=lambda v: v.sort_order):
+        if variant.is_enabled and variant.color:
+            firsts.setdefault(variant.color, variant)
+            if variant.size:
+                prices.setdefault(variant.color, {}).setdefault(variant.size, variant.price_cents)
+    if len(firsts) < 2:
+        return ()
+    fallback = pick_image(images)
+    choices: list[ColourChoice] = []
+    for colour, first in firsts.items():
+        by_size = prices.get(colour, {})
+        sizes = _in_size_order(by_size)
+        choices.append(
+            ColourChoice(
+                name=colour,
+                swatch=swatch_colour(first),
+                price_cents=first.price_cents,
+                sizes=sizes,
+                size_prices={size: by_size[size] for size in sizes},
+                image_url=colour_image(images, colour) or fallback,
+            )
+        )
+    return tuple(choices)
+
+
 def _summary(row: CatalogProduct, variants: Sequence[CatalogVariant], images: Sequence[CatalogImage]) -> ProductSummary:
     """The listing card of a cached product."""
     price_cents = listing_price(variants)
@@ -170,6 +256,7 @@ def _summary(row: CatalogProduct, variants: Sequence[CatalogVariant], images: Se
         is_active=row.is_active,
         has_variants=price_cents is not None,
         sizes=enabled_sizes(variants),
+        colors=colour_choices(variants, images),
     )
 
 
@@ -200,6 +287,7 @@ def _sample(product_id: str, name: str, price_cents: int, description_html: str)
         is_active=True,
         has_variants=True,
         sizes=sizes,
+        colors=(),
         description_html=description_html,
         size_prices=dict.fromkeys(sizes, price_cents),
         is_sample=True,
@@ -332,12 +420,23 @@ def get_product(session: Session, product_id: str) -> ProductDetail:
     raise NotFoundError(PRODUCT_NOT_FOUND)
 
 
-def line_price(session: Session, product_id: str, size: str) -> LinePrice:
-    """Unit price of a cart line: the first enabled variant of exactly that size."""
+def line_price(session: Session, product_id: str, size: str, color: str = "") -> LinePrice:
+    """Unit price of a cart line: the first enabled variant of exactly that size, in that colour.
+
+    Without a colour (carts and API callers from before colours) it is the first colour that comes
+    in the size, and the line takes that colour when the product comes in several."""
     row = _shown_product(session, product_id)
     if row is None:  # unknown, hidden, or a sample (samples cannot be ordered)
         raise NotFoundError(PRODUCT_NOT_FOUND)
-    variant = first_enabled_variant(_variants_by_product(session, [row.id])[row.id], size)
+    variants = _variants_by_product(session, [row.id])[row.id]
+    colours = enabled_colours(variants)
+    if color and color not in colours:
+        raise ValidationError(COLOR_NOT_AVAILABLE, {"color": COLOR_NOT_AVAILABLE})
+    variant = first_enabled_variant(variants, size, color)
     if variant is None:
         raise ValidationError(SIZE_NOT_AVAILABLE, {"size": SIZE_NOT_AVAILABLE})
-    return LinePrice(price_cents=variant.price_cents, variant_id=str(variant.variant_id))
+    return LinePrice(
+        price_cents=variant.price_cents,
+        variant_id=str(variant.variant_id),
+        color=variant.color if len(colours) > 1 else "",
+    )

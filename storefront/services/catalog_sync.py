@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -18,6 +19,7 @@ from storefront.services.printify.provider import PrintProvider
 PAGE_LIMIT = 50
 #: Rows deleted per statement when products leave the cache (keeps IN lists short).
 _DELETE_BATCH = 500
+_HEX_COLOUR = re.compile(r"#[0-9a-fA-F]{6}|#[0-9a-fA-F]{3}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +75,29 @@ def _variant_color_size(variant: dict[str, Any], titles: dict[int, tuple[str, st
     return color, size
 
 
+def colour_hexes(product: dict[str, Any]) -> dict[str, str]:
+    """Colour name -> swatch '#rrggbb' from the product's colour option, where the provider gives one."""
+    hexes: dict[str, str] = {}
+    for option in product.get("options") or []:
+        kind = str(option.get("type") or option.get("name") or "").lower()
+        if "color" not in kind and "colour" not in kind:
+            continue
+        for value in option.get("values") or []:
+            codes = value.get("colors") or []
+            code = str(codes[0]).strip() if isinstance(codes, list) and codes else ""
+            # Only a plain hex code: the value ends up in the page's CSS.
+            if _HEX_COLOUR.fullmatch(code):
+                hexes[str(value.get("title", ""))] = code.lower()
+    return hexes
+
+
+def image_colour(variant_ids: object, colour_of: dict[int, str]) -> str:
+    """The one colour of the variants an image shows, "" when it shows several or none."""
+    ids = variant_ids if isinstance(variant_ids, list) else []
+    colours = {colour_of.get(vid, "") for vid in ids if isinstance(vid, int)} - {""}
+    return colours.pop() if len(colours) == 1 else ""
+
+
 def variant_labels(product: dict[str, Any]) -> dict[int, tuple[str, str]]:
     """Variant id -> (colour, size) of a provider product."""
     titles = _option_titles(product)
@@ -110,8 +135,11 @@ def upsert_product(session: Session, product: dict[str, Any], shop_id: int) -> C
     session.exec(delete(CatalogVariant).where(CatalogVariant.product_id == product_id))
     session.exec(delete(CatalogImage).where(CatalogImage.product_id == product_id))
     titles = _option_titles(product)
+    hexes = colour_hexes(product)
+    colour_of: dict[int, str] = {}
     for order, variant in enumerate(product.get("variants") or []):
         color, size = _variant_color_size(variant, titles)
+        colour_of[int(variant["id"])] = color
         session.add(
             CatalogVariant(
                 product_id=product_id,
@@ -121,6 +149,7 @@ def upsert_product(session: Session, product: dict[str, Any], shop_id: int) -> C
                 price_cents=int(variant.get("price") or 0),
                 is_enabled=bool(variant.get("is_enabled", True)),
                 color=color,
+                color_hex=hexes.get(color, ""),
                 size=size,
                 sort_order=order,
             )
@@ -135,6 +164,7 @@ def upsert_product(session: Session, product: dict[str, Any], shop_id: int) -> C
                 position=str(image.get("position") or ""),
                 is_default=bool(image.get("is_default", False)),
                 sort_order=image["order"] if isinstance(image.get("order"), int) else order,
+                color=image_colour(image.get("variant_ids"), colour_of),
             )
         )
     return row

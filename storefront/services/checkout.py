@@ -29,6 +29,7 @@ from storefront.services.cart import (
     parse_quantity,
     totals_for,
 )
+from storefront.services.catalog import COLOR_NOT_AVAILABLE
 from storefront.services.errors import ConflictError, ValidationError
 from storefront.services.money import cents_to_dollars, parse_cents
 from storefront.services.payments import CARD_FIELDS
@@ -87,12 +88,14 @@ class Address:
 
 @dataclass(frozen=True, slots=True)
 class OrderLineRequest:
-    """One cart line as the browser sent it; price_cents is the browser's price, for comparison only."""
+    """One cart line as the browser sent it; price_cents is the browser's price, for comparison only.
+    The colour is "" when the browser sent none."""
 
     product_id: str
     size: str
     quantity: int
     price_cents: int
+    color: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +127,7 @@ class PricedLine:
     quantity: int
     unit_price_cents: int
     image_url: str
+    color: str = ""
 
     @property
     def line_total_cents(self) -> int:
@@ -222,6 +226,7 @@ def _validate_items(raw: object, errors: dict[str, str]) -> list[OrderLineReques
         data = item if isinstance(item, Mapping) else {}
         product_id = _item_product_id(data)
         size = _text(data.get("size"))
+        color = _text(data.get("color"))
         quantity = _quantity(data.get("quantity"))
         price = data.get("price")
         price_cents = parse_cents(price)
@@ -229,12 +234,14 @@ def _validate_items(raw: object, errors: dict[str, str]) -> list[OrderLineReques
             errors[f"{prefix}.productId"] = PRODUCT_REQUIRED
         if not size or len(size) > 32:
             errors[f"{prefix}.size"] = SIZE_REQUIRED
+        if len(color) > 64:
+            errors[f"{prefix}.color"] = COLOR_NOT_AVAILABLE
         if quantity is None:
             errors[f"{prefix}.quantity"] = QUANTITY_INVALID
         if price_cents is None:
             errors[f"{prefix}.price"] = PRICE_REQUIRED if price is None or price == "" else PRICE_INVALID
-        if product_id and size and quantity is not None and price_cents is not None:
-            lines.append(OrderLineRequest(product_id, size, quantity, price_cents))
+        if product_id and size and len(color) <= 64 and quantity is not None and price_cents is not None:
+            lines.append(OrderLineRequest(product_id, size, quantity, price_cents, color))
     return lines
 
 
@@ -292,10 +299,11 @@ def reprice_lines(session: Session, items: Sequence[OrderLineRequest]) -> list[P
     priced: list[PricedLine] = []
     for index, item in enumerate(items):
         try:
-            line = new_cart_line(session, item.product_id, item.size, item.quantity)
-        except ValidationError as exc:  # size no longer offered: point at the line
-            message = exc.field_errors.get("size", exc.message)
-            raise ValidationError(message, {f"items.{index}.size": message}) from exc
+            line = new_cart_line(session, item.product_id, item.size, item.quantity, item.color)
+        except ValidationError as exc:  # colour or size no longer offered: point at the line
+            field = "color" if "color" in exc.field_errors else "size"
+            message = exc.field_errors.get(field, exc.message)
+            raise ValidationError(message, {f"items.{index}.{field}": message}) from exc
         if abs(line.price_cents - item.price_cents) > PRICE_TOLERANCE_CENTS:
             raise ValidationError(PRICE_MISMATCH)
         priced.append(
@@ -307,6 +315,7 @@ def reprice_lines(session: Session, items: Sequence[OrderLineRequest]) -> list[P
                 quantity=line.quantity,
                 unit_price_cents=line.price_cents,
                 image_url=line.image,
+                color=line.color,
             )
         )
     return priced
@@ -385,6 +394,7 @@ def _add_items(session: Session, order_id: int, lines: Sequence[PricedLine]) -> 
                 variant_id=line.variant_id,
                 name=line.name,
                 size=line.size,
+                color=line.color,
                 quantity=line.quantity,
                 unit_price_cents=line.unit_price_cents,
                 image_url=line.image_url,
@@ -526,19 +536,7 @@ def checkout_payload(form: Mapping[str, Any], lines: Sequence[CartLine], same_as
     if same_as_shipping:
         payload[BILLING_FIELD] = dict(payload.get(SHIPPING_FIELD, {}))
     totals = cart_totals(lines)
-    payload["items"] = [
-        {
-            "productId": line.product_id,
-            "printifyProductId": line.product_id,
-            "printifyVariantId": line.variant_id or f"{line.product_id}_{line.size}",
-            "name": line.name,
-            "size": line.size,
-            "price": float(cents_to_dollars(line.price_cents)),
-            "quantity": line.quantity,
-            "imageUrl": line.image,
-        }
-        for line in lines
-    ]
+    payload["items"] = [_payload_item(line) for line in lines]
     payload.update(
         subtotal=float(cents_to_dollars(totals.subtotal_cents)),
         shipping=float(cents_to_dollars(totals.shipping_cents)),
@@ -546,6 +544,23 @@ def checkout_payload(form: Mapping[str, Any], lines: Sequence[CartLine], same_as
         total=float(cents_to_dollars(totals.total_cents)),
     )
     return payload
+
+
+def _payload_item(line: CartLine) -> dict[str, Any]:
+    """The spec's order line item for a cart line, with its colour when it has one."""
+    item: dict[str, Any] = {
+        "productId": line.product_id,
+        "printifyProductId": line.product_id,
+        "printifyVariantId": line.variant_id or f"{line.product_id}_{line.size}",
+        "name": line.name,
+        "size": line.size,
+        "price": float(cents_to_dollars(line.price_cents)),
+        "quantity": line.quantity,
+        "imageUrl": line.image,
+    }
+    if line.color:
+        item["color"] = line.color
+    return item
 
 
 # --------------------------------------------------------------------------- serialisation
@@ -577,6 +592,7 @@ def _item_view(item: OrderItem) -> dict[str, Any]:
         "variantId": item.variant_id,
         "name": item.name,
         "size": item.size,
+        "color": item.color,
         "quantity": item.quantity,
         "price": _dollars(item.unit_price_cents),
         "imageUrl": item.image_url,

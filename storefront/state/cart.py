@@ -30,15 +30,33 @@ class CartRow(TypedDict):
     id: str
     name: str
     size: str
+    color: str
+    #: "Size: M · Color: Black" (just "Size: M" for a product in one colour).
+    options: str
+    #: "M · Black" (just "M"), for the checkout summary.
+    options_short: str
     image: str
     quantity: int
     price: str
     line_total: str
 
 
-def _priced_line(product_id: str, size: str) -> cart.CartLine:
+def options_text(line: cart.CartLine) -> str:
+    return f"Size: {line.size} · Color: {line.color}" if line.color else f"Size: {line.size}"
+
+
+def options_short(line: cart.CartLine) -> str:
+    return f"{line.size} · {line.color}" if line.color else line.size
+
+
+def added_text(line: cart.CartLine) -> str:
+    """The 'Added to cart' toast's text: the product, its size and, when chosen, its colour."""
+    return f"{line.name} - Size {options_short(line)}"
+
+
+def _priced_line(product_id: str, size: str, color: str) -> cart.CartLine:
     with session_scope() as session:
-        return new_cart_line(session, product_id, size)
+        return new_cart_line(session, product_id, size, color=color)
 
 
 def _quick_add_line(product_id: str) -> cart.CartLine:
@@ -80,6 +98,9 @@ class CartState(rx.State):
                 id=line.product_id,
                 name=line.name,
                 size=line.size,
+                color=line.color,
+                options=options_text(line),
+                options_short=options_short(line),
                 image=line.image,
                 quantity=line.quantity,
                 price=format_usd(line.price_cents),
@@ -101,16 +122,16 @@ class CartState(rx.State):
         return format_usd(cart.cart_totals(self._lines()).total_cents)
 
     @rx.event
-    def increment(self, product_id: str, size: str) -> None:
-        self._save(cart.increment(self._lines(), product_id, size))
+    def increment(self, product_id: str, size: str, color: str = "") -> None:
+        self._save(cart.increment(self._lines(), product_id, size, color))
 
     @rx.event
-    def decrement(self, product_id: str, size: str) -> None:
-        self._save(cart.decrement(self._lines(), product_id, size))
+    def decrement(self, product_id: str, size: str, color: str = "") -> None:
+        self._save(cart.decrement(self._lines(), product_id, size, color))
 
     @rx.event
-    def remove(self, product_id: str, size: str) -> None:
-        self._save(cart.remove_line(self._lines(), product_id, size))
+    def remove(self, product_id: str, size: str, color: str = "") -> None:
+        self._save(cart.remove_line(self._lines(), product_id, size, color))
 
     @rx.event
     def clear(self) -> None:
@@ -141,18 +162,18 @@ class CartState(rx.State):
             return
         async with self:
             self._save(cart.add_line(self._lines(), line))
-        yield rx.toast.success(ADDED_TITLE, description=f"{line.name} - Size {line.size}")
+        yield rx.toast.success(ADDED_TITLE, description=added_text(line))
         if then_go_to:
             yield rx.redirect(then_go_to)
 
     @rx.event(background=True)
-    async def add(self, product_id: str, size: str, then_go_to: str = ""):
+    async def add(self, product_id: str, size: str, then_go_to: str = "", color: str = ""):
         """Price the pick from the catalogue and add it; `then_go_to` is for Buy Now."""
-        async for event in self._add_priced(lambda: _priced_line(product_id, size), then_go_to):
+        async for event in self._add_priced(lambda: _priced_line(product_id, size, color), then_go_to):
             yield event
 
     @rx.event(background=True)
     async def quick_add(self, product_id: str):
-        """Quick Add on a card whose product comes in one size: add that size."""
+        """Quick Add on a card whose product comes in one size and one colour: add that."""
         async for event in self._add_priced(lambda: _quick_add_line(product_id)):
             yield event

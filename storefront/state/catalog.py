@@ -23,8 +23,16 @@ PRODUCT_NOT_FOUND_TITLE = catalog.PRODUCT_NOT_FOUND
 PRODUCT_NOT_FOUND_TEXT = "We couldn't find the product you're looking for."
 
 
+class CardColour(TypedDict):
+    """A colour in a card's Quick Add menu and the sizes it comes in."""
+
+    name: str
+    sizes: list[str]
+
+
 class ProductCard(TypedDict):
-    """What a product card shows; prices are already formatted."""
+    """What a product card shows; prices are already formatted. `colors` is empty for a product
+    in one colour."""
 
     id: str
     name: str
@@ -33,6 +41,18 @@ class ProductCard(TypedDict):
     image: str
     has_variants: bool
     sizes: list[str]
+    colors: list[CardColour]
+
+
+class ColourOption(TypedDict):
+    """A colour swatch of the product page, with what choosing it shows."""
+
+    name: str
+    swatch: str
+    image: str
+    price: str
+    sizes: list[str]
+    size_prices: dict[str, str]
 
 
 def price_label(price_cents: int | None) -> str:
@@ -48,6 +68,18 @@ def to_card(product: catalog.ProductSummary) -> ProductCard:
         image=product.image_url,
         has_variants=product.has_variants,
         sizes=list(product.sizes),
+        colors=[CardColour(name=c.name, sizes=list(c.sizes)) for c in product.colors],
+    )
+
+
+def to_colour_option(choice: catalog.ColourChoice) -> ColourOption:
+    return ColourOption(
+        name=choice.name,
+        swatch=choice.swatch,
+        image=choice.image_url,
+        price=format_usd(choice.price_cents),
+        sizes=list(choice.sizes),
+        size_prices={size: format_usd(cents) for size, cents in choice.size_prices.items()},
     )
 
 
@@ -183,7 +215,9 @@ class CollectionsTabsState(rx.State):
 
 
 class ProductDetailState(rx.State):
-    """/product/{id}: one product, its sizes and the size the shopper picked."""
+    """/product/{id}: one product, its colours and sizes, and the colour and size the shopper picked.
+
+    A product in several colours always has one chosen (the first, until the shopper picks)."""
 
     product_id: str = ""
     name: str = ""
@@ -192,15 +226,36 @@ class ProductDetailState(rx.State):
     image: str = ""
     description: str = ""
     sizes: list[str] = []
+    colors: list[ColourOption] = []
     is_sample: bool = False
+    selected_color: str = ""
     selected_size: str = ""
     loading: bool = True
     not_found: bool = False
 
+    def _chosen_colour(self) -> ColourOption | None:
+        return next((c for c in self.colors if c["name"] == self.selected_color), None)
+
     @rx.var
     def price(self) -> str:
-        """The chosen size's price (what the cart will charge), else the listing price."""
-        return self.size_prices.get(self.selected_size, self.listing_price)
+        """The chosen colour and size's price (what the cart will charge), else the colour's or
+        the listing price."""
+        colour = self._chosen_colour()
+        if colour is None:
+            return self.size_prices.get(self.selected_size, self.listing_price)
+        return colour["size_prices"].get(self.selected_size, colour["price"])
+
+    @rx.var
+    def shown_image(self) -> str:
+        """The chosen colour's image, else the product's."""
+        colour = self._chosen_colour()
+        return colour["image"] if colour is not None else self.image
+
+    @rx.var
+    def available_sizes(self) -> list[str]:
+        """The sizes the chosen colour comes in (every size when there is no colour to choose)."""
+        colour = self._chosen_colour()
+        return colour["sizes"] if colour is not None else self.sizes
 
     @rx.var
     def provider_url(self) -> str:
@@ -210,11 +265,20 @@ class ProductDetailState(rx.State):
     def select_size(self, size: str) -> None:
         self.selected_size = size
 
+    @rx.event
+    def select_color(self, color: str) -> None:
+        colour = next((c for c in self.colors if c["name"] == color), None)
+        if colour is None:
+            return
+        self.selected_color = color
+        if self.selected_size not in colour["sizes"]:
+            self.selected_size = ""  # the new colour does not come in it
+
     @rx.event(background=True)
     async def load(self):
         async with self:
             product_id = str(self.router.page.params.get("id", ""))
-            self.loading, self.not_found, self.selected_size = True, False, ""
+            self.loading, self.not_found, self.selected_size, self.selected_color = True, False, "", ""
         try:
             product = await asyncio.to_thread(_load_detail, product_id)
         except NotFoundError:
@@ -231,6 +295,8 @@ class ProductDetailState(rx.State):
             self.image = product.image_url
             self.description = product.description
             self.sizes = list(product.sizes)
+            self.colors = [to_colour_option(choice) for choice in product.colors]
+            self.selected_color = product.colors[0].name if product.colors else ""
             self.is_sample = product.is_sample
             self.loading = False
 

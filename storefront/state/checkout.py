@@ -22,6 +22,7 @@ from storefront.services import cart, checkout
 from storefront.services.errors import ServiceError, ValidationError
 from storefront.services.payments import CARD_FIELDS
 from storefront.state.cart import CartState
+from storefront.state.order_status import OrderStatusState, remembered_order
 
 log = logging.getLogger(__name__)
 
@@ -159,6 +160,8 @@ class CheckoutState(rx.State):
         body = result.get("body") or {}
         if result.get("ok"):
             number = self._order_number
+            # This browser keeps the order so /order-status shows it without any typing.
+            (await self.get_state(OrderStatusState)).last_order = remembered_order(number, self._access_token)
             self.dialog_open = False
             self._payload = {}
             self._order_number, self._access_token = "", ""

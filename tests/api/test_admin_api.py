@@ -24,10 +24,14 @@ PUBLIC_ROUTES = {
     ("POST", "/api/printify/orders"),
     ("POST", "/api/printify/orders/{order_id}/process-payment"),
     ("GET", "/api/orders/{order_id}/status"),
+    ("POST", "/api/orders/lookup"),
+    ("GET", "/api/orders/{order_id}"),
     ("POST", "/api/payments/validate-card"),
     ("GET", "/api/printify/shops"),
     ("GET", "/api/printify/status"),
     ("POST", "/api/printify/refresh-config"),
+    # Public, but only deliveries signed with PRINTIFY_WEBHOOK_SECRET are applied.
+    ("POST", "/api/printify/webhooks"),
     ("GET", "/api/products/category/{category}"),
 }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -69,46 +70,94 @@ class StoreServer:
         return f"sqlite:///{self.data_dir / 'storefront.db'}"
 
 
+class StoreProcess:
+    """The store's server process on one port; built once, restartable with other settings.
+
+    The compiled front end has the port baked in, so every configuration is served on the same
+    port, one at a time, from the one build (a restart without a build takes seconds)."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.url = f"http://localhost:{port}"
+        self.env: dict[str, str] = {}
+        self._process: subprocess.Popen | None = None
+
+    def start(self, data_dir: Path, overrides: dict[str, str] | None = None, *, build: bool) -> StoreServer:
+        """Migrate and prepare `data_dir`, then serve the store (building the front end if asked)."""
+        env = {
+            **os.environ,
+            "DATA_DIR": str(data_dir),
+            "PORT": str(self.port),
+            "REFLEX_USE_NPM": "1",
+            "PYTHONUNBUFFERED": "1",
+            "OUTBOX_INTERVAL_SECONDS": "0.5",
+        }
+        for name in ("DB_URL", "UPLOAD_DIR", "REDIS_URL", *PRINTIFY_SETTINGS):
+            env.pop(name, None)
+        env.update(overrides or {})
+        self.env = env
+        subprocess.run(
+            [sys.executable, "-m", "storefront.manage", "prepare"], cwd=PROJECT_ROOT, env=env, check=True
+        )
+        if build:
+            command = [str(Path(sys.executable).parent / "reflex"), "run", "--env", "prod", "--loglevel", "info"]
+        else:
+            # What `reflex run --env prod` runs once the front end is built: the backend serving it.
+            env.update({"__REFLEX_SKIP_COMPILE": "true", "__REFLEX_MOUNT_FRONTEND_COMPILED_APP": "true", "REFLEX_ENV_MODE": "prod"})
+            command = [sys.executable, "-m", "uvicorn", "--factory", "storefront.storefront:app",
+                       "--host", "0.0.0.0", "--port", str(self.port), "--log-level", "info"]
+        log_path = data_dir / "store.log"
+        with log_path.open("a") as log:
+            self._process = subprocess.Popen(
+                command, cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        _wait_until_served(self.url, self._process, log_path)
+        return StoreServer(url=self.url, data_dir=data_dir)
+
+    def stop(self) -> None:
+        if self._process is None:
+            return
+        os.killpg(self._process.pid, 15)
+        try:
+            self._process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(self._process.pid, 9)
+            self._process.wait(timeout=30)
+        self._process = None
+
+
+#: Settings a test store never inherits from the shell that runs the tests.
+PRINTIFY_SETTINGS = ("PRINTIFY_API_TOKEN", "PRINTIFY_SHOP_ID", "PRINTIFY_API_BASE", "PRINTIFY_WEBHOOK_SECRET")
+
+
 @pytest.fixture(scope="session")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StoreServer]:
-    """Migrate and seed a fresh SQLite store, build it and serve it in production mode."""
+def store_process() -> Iterator[StoreProcess]:
+    process = StoreProcess(_free_port())
+    yield process
+    process.stop()
+
+
+@pytest.fixture(scope="session")
+def store(tmp_path_factory: pytest.TempPathFactory, store_process: StoreProcess) -> Iterator[StoreServer]:
+    """Migrate and seed a fresh SQLite demo store, build it and serve it in production mode."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"Chromium is missing at {CHROMIUM}; .ci/run installs Debian's chromium")
-    data_dir = tmp_path_factory.mktemp("store-data")
-    port = _free_port()
-    env = {
-        **os.environ,
-        "DATA_DIR": str(data_dir),
-        "PORT": str(port),
-        "REFLEX_USE_NPM": "1",
-        "PYTHONUNBUFFERED": "1",
-        "OUTBOX_INTERVAL_SECONDS": "0.5",
-    }
-    for name in ("DB_URL", "UPLOAD_DIR", "REDIS_URL", "PRINTIFY_API_TOKEN"):
-        env.pop(name, None)
-    subprocess.run(
-        [sys.executable, "-m", "storefront.manage", "prepare"], cwd=PROJECT_ROOT, env=env, check=True
-    )
-    log_path = data_dir / "store.log"
-    with log_path.open("w") as log:
-        process = subprocess.Popen(
-            [str(Path(sys.executable).parent / "reflex"), "run", "--env", "prod", "--loglevel", "info"],
-            cwd=PROJECT_ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    base_url = f"http://localhost:{port}"
+    server = store_process.start(tmp_path_factory.mktemp("store-data"), build=True)
+    yield server
+    store_process.stop()
+
+
+@contextlib.contextmanager
+def reconfigured_store(
+    store: StoreServer, store_process: StoreProcess, data_dir: Path, overrides: dict[str, str]
+) -> Iterator[StoreServer]:
+    """The store served with other settings and data for a while, then the demo store again."""
+    store_process.stop()
     try:
-        _wait_until_served(base_url, process, log_path)
-        yield StoreServer(url=base_url, data_dir=data_dir)
+        yield store_process.start(data_dir, overrides, build=False)
     finally:
-        os.killpg(process.pid, 15)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, 9)
+        store_process.stop()
+        store_process.start(store.data_dir, build=False)
 
 
 @pytest.fixture(scope="session")
@@ -142,3 +191,12 @@ def phone_page(browser: Browser, store_url: str) -> Iterator[Page]:
     page = context.new_page()
     yield page
     context.close()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "reconfigures_store: restarts the store with other settings (runs last)")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that restart the store with other settings run after every test of the demo store."""
+    items.sort(key=lambda item: item.get_closest_marker("reconfigures_store") is not None)

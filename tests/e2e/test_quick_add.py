@@ -11,11 +11,12 @@ from tests.e2e.test_shopping import badge_count
 
 
 def multi_size_card(page: Page) -> Locator:
-    """The first listed hoodie card (every demo hoodie comes in several sizes, L among them)."""
+    """The first listed crewneck sweatshirt card (every demo one comes in one colour and several
+    sizes, L among them; products in several colours get a colour menu, see test_colours)."""
     open_page(page, "/products")
     cards = page.get_by_test_id("product-card")
     expect(cards.first).to_be_visible()
-    return cards.filter(has_text=re.compile("hoodie", re.I)).first
+    return cards.filter(has_text=re.compile("crewneck sweatshirt", re.I)).first
 
 
 def price_shown_for_size(page: Page, href: str, size: str) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import hmac
+import io
 import json
 import re
 import secrets
@@ -50,6 +51,8 @@ from storefront.services.printify.provider import (
 DEFAULT_TOKEN = "fake-printify-token"
 DEFAULT_SHOP = {"id": 4242, "title": "Fake Printify Shop", "sales_channel": "custom_integration"}
 OPERATION_FAILED_CODE = 8502
+#: Test control (not part of Printify's API): POST {"external_id": ...} ships that order.
+CONTROL_SHIP_PATH = "/_control/ship"
 NOT_FOUND = {"error": "Not found"}
 UNAUTHENTICATED = {"message": "Unauthenticated."}
 CANCELLABLE = ("on-hold", "payment-not-received")
@@ -280,6 +283,12 @@ class FakePrintify:
         self._order_created_at: dict[str, float] = {}
         self._limits = {"overall": _Limit(600, 60.0), "catalog": _Limit(100, 60.0), "publish": _Limit(200, 1800.0)}
         self.lock = threading.RLock()
+        #: Where product mockups are served ("http://127.0.0.1:<port>/mockups"); None keeps Printify's URLs.
+        self.image_base: str | None = None
+        #: Where `ship()` delivers its signed order:shipment:created webhook, and the secret that signs it.
+        self.webhook_url: str | None = None
+        self.webhook_secret: str | None = None
+        self._mockups: dict[str, bytes] = {}
 
     @property
     def shop_id(self) -> int:
@@ -291,6 +300,10 @@ class FakePrintify:
         """Seed a product (newest first in listings); returns a copy."""
         shop_id = shop_id or self.shop_id
         product = make_product(shop_id, title, **kwargs)
+        if self.image_base is not None:
+            for image in product["images"]:
+                colour = image["src"].rsplit("/", 1)[-1].removesuffix(".jpg")
+                image["src"] = f"{self.image_base}/{product['id']}/{colour}.png"
         with self.lock:
             self.products[shop_id][product["id"]] = product
         return copy.deepcopy(product)
@@ -324,6 +337,49 @@ class FakePrintify:
             for line in order["line_items"]:
                 line.update(status="fulfilled", fulfilled_at=now)
             return copy.deepcopy(order)
+
+    def ship(self, external_id: str, *, shop_id: int | None = None) -> dict:
+        """Ship the order whose metadata.shop_order_id is `external_id` and, when a webhook URL is set,
+        deliver the signed order:shipment:created event to it; returns the shipped order."""
+        with self.lock:
+            orders = self.orders[shop_id or self.shop_id]
+            found = next((o for o in orders.values() if o["metadata"].get("shop_order_id") == external_id), None)
+            if found is None:
+                raise FakeHttpError(404, NOT_FOUND)
+        order = self.add_shipment(found["id"], shop_id=shop_id)
+        if self.webhook_url:
+            shipment = order["shipments"][-1]
+            data = {
+                "shop_id": shop_id or self.shop_id,
+                "shipped_at": order["fulfilled_at"],
+                "carrier": {"code": shipment["carrier"], "tracking_number": shipment["number"],
+                            "tracking_url": shipment["url"]},
+                "skus": [line["metadata"]["sku"] for line in order["line_items"]],
+            }
+            self.deliver_webhook(self.webhook_url, "order:shipment:created", order["id"], data,
+                                 secret=self.webhook_secret)
+        return order
+
+    def mockup(self, path: str) -> bytes | None:
+        """The PNG for /mockups/<product id>/<colour>.png: the product's garment in that colour."""
+        match = re.fullmatch(r"/mockups/(\w+)/([\w-]+)\.png", path)
+        if match is None:
+            return None
+        if path not in self._mockups:
+            from storefront.services.demo_images import render_garment  # Pillow, only when images are asked for
+            from storefront.services.printify.demo import COLOURS
+
+            colours = {name.lower().replace(" ", "-"): hex_ for name, hex_ in COLOURS.items()}
+            primary = colours.get(match.group(2).lower(), "#dddddd")
+            with self.lock:
+                product = next((p for shop in self.products.values() for p in shop.values()
+                                if p["id"] == match.group(1)), None)
+            label = "".join(word[0] for word in (product or {}).get("title", "Fake").split()[:3]).upper()
+            image = render_garment("tee", primary, "#777777", label, size=600)
+            buffer = io.BytesIO()
+            image.save(buffer, format="PNG")
+            self._mockups[path] = buffer.getvalue()
+        return self._mockups[path]
 
     def inject(self, fault: Fault) -> Fault:
         with self.lock:
@@ -702,6 +758,10 @@ class _Handler(BaseHTTPRequestHandler):
         record = RecordedRequest(self.command, url.path, query, dict(self.headers.items()), raw, fake.clock())
         with fake.lock:
             fake.requests.append(record)
+        if self.command == "GET" and url.path.startswith("/mockups/"):
+            return self._reply(record, *self._mockup(fake, url.path))
+        if self.command == "POST" and url.path == CONTROL_SHIP_PATH:
+            return self._reply(record, *self._control_ship(fake, raw))
         fault = fake.take_fault(self.command, url.path)
         if fault is not None and fault.kind == "status":
             headers = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
@@ -712,6 +772,24 @@ class _Handler(BaseHTTPRequestHandler):
         if fault is not None and fault.kind == "slow":
             time.sleep(fault.delay)  # processed, then answered too late: the client cannot know it worked
         self._reply(record, status, body)
+
+    @staticmethod
+    def _mockup(fake: FakePrintify, path: str) -> tuple[int, Any, dict[str, str], bytes | None]:
+        png = fake.mockup(path)
+        if png is None:
+            return 404, NOT_FOUND, {}, None
+        return 200, None, {"Content-Type": "image/png", "Cache-Control": "max-age=3600"}, png
+
+    @staticmethod
+    def _control_ship(fake: FakePrintify, raw: bytes) -> tuple[int, Any]:
+        """Test control (not Printify's API): ship an order by its external id."""
+        try:
+            external_id = json.loads(raw)["external_id"]
+            return 200, fake.ship(str(external_id))
+        except FakeHttpError as error:
+            return error.status, error.body
+        except (ValueError, KeyError, TypeError):
+            return 400, {"error": 'Send {"external_id": "<order number>"}'}
 
     def _answer(self, fake: FakePrintify, path: str, query: dict[str, str], raw: bytes) -> tuple[int, Any]:
         if self.headers.get("Authorization") != f"Bearer {fake.token}":
@@ -730,11 +808,12 @@ class _Handler(BaseHTTPRequestHandler):
                raw_body: bytes | None = None) -> None:
         payload = raw_body if raw_body is not None else json.dumps(body).encode()
         record.status = status
+        headers = dict(headers or {})
         try:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", headers.pop("Content-Type", "application/json"))
             self.send_header("Content-Length", str(len(payload)))
-            for name, value in (headers or {}).items():
+            for name, value in headers.items():
                 self.send_header(name, value)
             self.end_headers()
             self.wfile.write(payload)
@@ -766,9 +845,12 @@ class FakePrintifyServer(FakePrintify):
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1/"
 
-    def start(self) -> FakePrintifyServer:
-        self._httpd = _FakeHTTPServer(("127.0.0.1", 0), _Handler)
+    def start(self, port: int = 0, *, serve_images: bool = False) -> FakePrintifyServer:
+        """Serve on `port` (0: a free one); `serve_images` makes new products' mockups come from here."""
+        self._httpd = _FakeHTTPServer(("127.0.0.1", port), _Handler)
         self._httpd.fake = self
+        if serve_images:
+            self.image_base = f"http://127.0.0.1:{self.port}/mockups"
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
                                         name="fake-printify", daemon=True)
         self._thread.start()

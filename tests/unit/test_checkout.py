@@ -284,7 +284,8 @@ def test_serialized_order_has_the_admin_fields_in_dollars(seeded: Engine, tee: P
     assert data["shippingAddress"]["state_code"] == "NY"
     assert data["items"][0] | {"id": None} == {
         "id": None, "productId": tee.product_id, "variantId": data["items"][0]["variantId"], "name": tee.name,
-        "size": "M", "quantity": 2, "price": tee.price, "imageUrl": data["items"][0]["imageUrl"],
+        "size": "M", "color": data["items"][0]["color"], "quantity": 2, "price": tee.price,
+        "imageUrl": data["items"][0]["imageUrl"],
     }
 
 

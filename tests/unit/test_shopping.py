@@ -8,7 +8,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, update
 
 from storefront.models import CatalogProduct, CatalogVariant
-from storefront.services.catalog import line_price
+from storefront.services.catalog import get_product, line_price
 from storefront.services.errors import NotFoundError, ValidationError
 from storefront.services.shopping import (
     NO_VARIANTS_TEXT,
@@ -26,15 +26,22 @@ def seeded(engine: Engine, tmp_path: Path) -> Engine:
     return engine
 
 
-def offer_only(engine: Engine, product_id: str, sizes: set[str]) -> None:
-    """Disable every variant of the product whose size is not in `sizes`."""
+def offer_only(engine: Engine, product_id: str, sizes: set[str], colour: str | None = None) -> None:
+    """Disable every variant of the product whose size is not in `sizes` (or, when given, whose
+    colour is not `colour`)."""
+    other = col(CatalogVariant.size).not_in(sizes)
+    if colour is not None:
+        other = other | (col(CatalogVariant.color) != colour)
     with Session(engine) as session:
         session.exec(
-            update(CatalogVariant)
-            .where(col(CatalogVariant.product_id) == product_id, col(CatalogVariant.size).not_in(sizes))
-            .values(is_enabled=False)
+            update(CatalogVariant).where(col(CatalogVariant.product_id) == product_id, other).values(is_enabled=False)
         )
         session.commit()
+
+
+def first_colour(engine: Engine, product_id: str) -> str:
+    with Session(engine) as session:
+        return get_product(session, product_id).colors[0].name
 
 
 def test_a_cart_line_is_priced_from_the_catalogue(seeded: Engine) -> None:
@@ -54,7 +61,7 @@ def test_a_missing_size_is_refused_with_the_spec_message(seeded: Engine) -> None
 
 def test_quick_add_of_a_one_size_product_adds_that_size_at_its_price(seeded: Engine) -> None:
     chosen = pick(seeded)
-    offer_only(seeded, chosen.product_id, {"L"})
+    offer_only(seeded, chosen.product_id, {"L"}, first_colour(seeded, chosen.product_id))
     with Session(seeded) as session:
         line = quick_add_line(session, chosen.product_id)
         expected = line_price(session, chosen.product_id, "L")

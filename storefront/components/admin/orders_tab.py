@@ -212,6 +212,7 @@ def item_row(item: ItemRow) -> rx.Component:
         rx.table.cell(rx.box(product_image(item["image"], item["name"], height="48px"), width="48px", border_radius="6px", overflow="hidden")),
         rx.table.cell(item["name"]),
         rx.table.cell(item["size"]),
+        rx.table.cell(item["color"]),
         rx.table.cell(item["quantity"]),
         rx.table.cell(item["price"]),
         data_testid="order-item",
@@ -221,8 +222,30 @@ def item_row(item: ItemRow) -> rx.Component:
 
 def items_panel() -> rx.Component:
     return rx.table.root(
-        rx.table.header(rx.table.row(*[rx.table.column_header_cell(c) for c in ["Image", "Name", "Size", "Quantity", "Price"]])),
+        rx.table.header(rx.table.row(*[rx.table.column_header_cell(c) for c in ["Image", "Name", "Size", "Color", "Quantity", "Price"]])),
         rx.table.body(rx.foreach(OrdersState.detail_items, item_row)),
+        width="100%",
+    )
+
+
+def tracking_link(url: rx.Var) -> rx.Component:
+    """The carrier's tracking page, in a new tab."""
+    return rx.hstack(
+        rx.text("Tracking", size="2", color=styles.MUTED),
+        rx.link(
+            "Track shipment",
+            rx.icon("external-link", size=14),
+            href=url,
+            is_external=True,
+            rel="noopener noreferrer",
+            size="2",
+            weight="medium",
+            display="inline-flex",
+            align_items="center",
+            gap="0.25rem",
+            data_testid="tracking-link",
+        ),
+        justify="between",
         width="100%",
     )
 
@@ -246,6 +269,10 @@ def fulfilment_panel() -> rx.Component:
             field("Printify Order ID", or_dash(detail["provider_order_id"])),
             field("Printify Status", or_dash(detail["provider_status"])),
             field("Tracking Number", or_dash(detail["tracking_number"])),
+            rx.cond(detail["carrier"] != "", field("Carrier", detail["carrier"])),
+            rx.cond(detail["tracking_url"] != "", tracking_link(detail["tracking_url"])),
+            rx.cond(detail["shipped"] != "", field("Shipped", detail["shipped"])),
+            rx.cond(detail["delivered"] != "", field("Delivered", detail["delivered"])),
         ),
         rx.cond(
             detail["attention"] != "",

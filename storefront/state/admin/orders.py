@@ -30,6 +30,7 @@ EXPORT_FAILED = "Export Failed"
 GENERIC_FAILURE = "Something went wrong. Please try again."
 NOT_SENT = "Not sent"
 CSV_FILENAME = "orders.csv"
+CARRIER_NAMES = {"usps": "USPS", "ups": "UPS", "fedex": "FedEx", "dhl": "DHL", "dhl-express": "DHL Express"}
 
 
 class OrderRow(TypedDict):
@@ -57,6 +58,7 @@ class ChartPoint(TypedDict):
 class ItemRow(TypedDict):
     name: str
     size: str
+    color: str
     quantity: str
     price: str
     image: str
@@ -80,6 +82,11 @@ class OrderDetail(TypedDict):
     provider_order_id: str
     provider_status: str
     tracking_number: str
+    #: The shipment's carrier ("USPS"), tracking page (http(s) only) and dates; "" until known.
+    carrier: str
+    tracking_url: str
+    shipped: str
+    delivered: str
     attention: str
     ship_to: str
     address1: str
@@ -98,6 +105,18 @@ def format_date(moment: datetime) -> str:
     """'Mar 5, 2030' (UTC)."""
     utc = moment.astimezone(timezone.utc)
     return f"{utc:%b} {utc.day}, {utc.year}"
+
+
+def carrier_name(code: str | None) -> str:
+    """'USPS' for the provider's 'usps'; a code we do not know is shown as it came."""
+    if not code:
+        return ""
+    return CARRIER_NAMES.get(code.strip().lower(), code.strip())
+
+
+def web_link(url: str | None) -> str:
+    """The URL when it is http(s), else "" (a provider value becomes a link staff click)."""
+    return url if url and url.lower().startswith(("https://", "http://")) else ""
 
 
 def provider_status(order: Order) -> str:
@@ -122,6 +141,7 @@ def to_item(item: OrderItem) -> ItemRow:
     return ItemRow(
         name=item.name,
         size=item.size,
+        color=item.color,
         quantity=str(item.quantity),
         price=format_usd(item.unit_price_cents),
         image=item.image_url or PLACEHOLDER_IMAGE,
@@ -146,6 +166,10 @@ def to_detail(order: Order) -> OrderDetail:
         provider_order_id=order.printify_order_id or "",
         provider_status=provider_status(order),
         tracking_number=order.tracking_number or "",
+        carrier=carrier_name(order.tracking_carrier),
+        tracking_url=web_link(order.tracking_url),
+        shipped=format_date(order.shipped_at) if order.shipped_at else "",
+        delivered=format_date(order.delivered_at) if order.delivered_at else "",
         attention=order.attention_reason or "",
         ship_to=f"{order.first_name} {order.last_name}",
         address1=order.address1,

@@ -1,0 +1,207 @@
+"""/order-status: the order this browser placed (by its kept token) and a number + email lookup.
+
+The browser keeps its last order's number and access token in local storage (`last-order`),
+written by the checkout when payment succeeds. The token opens that order without any typing;
+nothing read back from the browser is trusted beyond what the token itself opens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from datetime import datetime
+from typing import Any, TypedDict
+
+import reflex as rx
+
+from storefront import db
+from storefront.config import get_settings
+from storefront.services import order_lookup
+from storefront.services.errors import (
+    NotFoundError,
+    TooManyRequestsError,
+    ValidationError,
+)
+from storefront.services.money import dollars_to_cents, format_usd
+from storefront.wiring import session_factory
+
+log = logging.getLogger(__name__)
+
+LAST_ORDER_KEY = "last-order"
+NOT_FOUND_MESSAGE = "We couldn't find an order with that number and email."
+LOAD_FAILED = "We couldn't load your order right now. Please try again."
+LOOKUP_FAILED = "Something went wrong. Please try again."
+
+
+class OrderLine(TypedDict):
+    """One bought line as the page shows it."""
+
+    name: str
+    options: str
+    quantity: int
+    line_total: str
+
+
+class OrderCard(TypedDict):
+    """An order as the page shows it: labels and amounts already formatted."""
+
+    number: str
+    placed: str
+    status: str
+    payment: str
+    subtotal: str
+    shipping: str
+    total: str
+    items: list[OrderLine]
+    tracking_carrier: str
+    tracking_number: str
+    tracking_url: str
+    needs_attention: bool
+
+
+def _money(dollars: Any) -> str:
+    return format_usd(dollars_to_cents(dollars or 0))
+
+
+def _date(iso: str | None) -> str:
+    """'March 5, 2030' from an ISO timestamp ('' when absent)."""
+    if not iso:
+        return ""
+    moment = datetime.fromisoformat(iso)
+    return f"{moment:%B} {moment.day}, {moment.year}"
+
+
+def _options(line: dict[str, Any]) -> str:
+    parts = [f"Size: {line['size']}"] if line.get("size") else []
+    if line.get("color"):
+        parts.append(f"Color: {line['color']}")
+    return " · ".join(parts)
+
+
+def order_card(view: dict[str, Any]) -> OrderCard:
+    """The service's guest view formatted for the page."""
+    return OrderCard(
+        number=view["orderNumber"],
+        placed=_date(view.get("createdAt")),
+        status=view["statusLabel"],
+        payment=view["paymentStatusLabel"],
+        subtotal=_money(view["subtotal"]),
+        shipping=_money(view["shipping"]),
+        total=_money(view["total"]),
+        items=[
+            OrderLine(name=line["name"], options=_options(line), quantity=line["quantity"], line_total=_money(line["lineTotal"]))
+            for line in view["items"]
+        ],
+        tracking_carrier=(view.get("trackingCarrier") or "").upper(),
+        tracking_number=view.get("trackingNumber") or "",
+        tracking_url=view.get("trackingUrl") or "",
+        needs_attention=bool(view.get("needsAttention")),
+    )
+
+
+def remembered_order(number: str, token: str) -> str:
+    """What local storage keeps for the browser's last order."""
+    return json.dumps({"number": number, "token": token})
+
+
+def _read_remembered(value: str) -> tuple[str, str] | None:
+    try:
+        kept = json.loads(value) if value else None
+    except ValueError:
+        return None
+    if not isinstance(kept, dict):
+        return None
+    number, token = kept.get("number"), kept.get("token")
+    if not isinstance(number, str) or not isinstance(token, str) or not number or not token:
+        return None
+    return number, token
+
+
+def _view_by_token(number: str, token: str) -> dict[str, Any]:
+    with db.session_scope() as session:
+        return order_lookup.order_view_by_token(session, number, token)
+
+
+def _lookup(client: str, number: str, email: str) -> dict[str, Any]:
+    """Count the lookup against the client's address (shared with the API), then look it up."""
+    limiter = order_lookup.lookup_limiter(session_factory(db.get_engine()), get_settings().payment_requests_per_minute)
+    limiter.check(order_lookup.lookup_key(client))
+    with db.session_scope() as session:
+        return order_lookup.lookup_order(session, number, email)
+
+
+class OrderStatusState(rx.State):
+    """The order shown on /order-status, how it got there, and the lookup form's messages."""
+
+    last_order: str = rx.LocalStorage("", name=LAST_ORDER_KEY, sync=True)
+    order: OrderCard | None = None
+    #: True while the browser's own order loads; the page shows a skeleton meanwhile.
+    loading: bool = False
+    load_failed: bool = False
+    searching: bool = False
+    lookup_error: str = ""
+    field_errors: dict[str, str] = {}
+
+    @rx.var
+    def has_order(self) -> bool:
+        return self.order is not None
+
+    @rx.event(background=True)
+    async def load_remembered(self):
+        """on_load: show the order this browser placed last, opened by its token."""
+        async with self:
+            kept = _read_remembered(self.last_order)
+            self.order, self.lookup_error, self.field_errors, self.load_failed = None, "", {}, False
+            self.loading = kept is not None
+        if kept is None:
+            return
+        try:
+            view = await asyncio.to_thread(_view_by_token, *kept)
+        except NotFoundError:
+            # The token no longer opens it (or the order is gone): nothing left to show.
+            async with self:
+                if self.last_order and _read_remembered(self.last_order) == kept:
+                    self.last_order = ""
+                self.loading = False
+            return
+        except Exception:
+            log.exception("loading the remembered order failed")
+            async with self:
+                self.loading, self.load_failed = False, True
+            return
+        async with self:
+            # A lookup finished meanwhile owns the page.
+            if self.order is None:
+                self.order = order_card(view)
+            self.loading = False
+
+    @rx.event(background=True)
+    async def find_order(self, form: dict[str, Any]):
+        """The 'Find order' form: number and email, throttled per client address."""
+        async with self:
+            if self.searching:
+                return
+            self.lookup_error, self.field_errors = "", {}
+            try:
+                number, email = order_lookup.lookup_request(form)
+            except ValidationError as error:
+                self.field_errors = error.field_errors
+                return
+            self.searching = True
+            client = self.router.session.client_ip or "unknown"
+        error = ""
+        view: dict[str, Any] | None = None
+        try:
+            view = await asyncio.to_thread(_lookup, client, number, email)
+        except NotFoundError:
+            error = NOT_FOUND_MESSAGE
+        except TooManyRequestsError as refused:
+            error = refused.message
+        except Exception:
+            log.exception("order lookup failed")
+            error = LOOKUP_FAILED
+        async with self:
+            self.searching, self.lookup_error = False, error
+            if view is not None:
+                self.order, self.loading, self.load_failed = order_card(view), False, False
