@@ -24,6 +24,7 @@ from storefront.pages import (  # noqa: F401  (importing a page module registers
 )
 from storefront.pages.admin import dashboard, login, products as admin_products  # noqa: F401
 from storefront.services.auth import DEFAULT_PASSWORD_WARNING
+from storefront.services.background import start_worker
 from storefront.services.fulfilment import start_outbox_worker
 from storefront.services.order_tracking import OrderTracker, start_order_tracker
 from storefront.services.store_catalogue import start_catalogue_sync
@@ -60,6 +61,18 @@ async def order_tracker() -> AsyncIterator[None]:
 
 
 @contextlib.asynccontextmanager
+async def provider_check() -> AsyncIterator[None]:
+    """Check the provider as the store starts, so no shopper's first page view waits for it."""
+    health = api.state.services.provider_health
+
+    def check_once() -> None:
+        health.status()
+
+    start_worker("provider-check", check_once)
+    yield
+
+
+@contextlib.asynccontextmanager
 async def catalogue_sync() -> AsyncIterator[None]:
     """With a real Printify shop, copy its catalogue into the cache as the store starts."""
     if settings.uses_demo_provider:  # the demo catalogue is seeded by `manage prepare`
@@ -86,6 +99,7 @@ app = rx.App(
 )
 app.register_lifespan_task(order_outbox_worker)
 app.register_lifespan_task(catalogue_sync)
+app.register_lifespan_task(provider_check)
 app.register_lifespan_task(order_tracker)
 
 

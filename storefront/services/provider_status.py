@@ -115,16 +115,30 @@ def check_provider(settings: Settings, provider: PrintProvider, now: datetime) -
     return ProviderStatus(failure is None, bool(token), len(token), now, error, shops, failure)
 
 
+def _in_a_thread(work: Callable[[], None]) -> None:
+    threading.Thread(target=work, name="provider-check", daemon=True).start()
+
+
 class ProviderHealth:
     """The provider's status, checked at most once per STATUS_TTL unless refreshed.
 
-    A change between working and failing is logged (a warning with the reason), so a wrong token
-    or shop id shows in the logs as well as in the banner."""
+    Only the first check and explicit refreshes make the caller wait: a stale status is answered
+    as it is while one background check brings it up to date, so page views never wait on the
+    provider. A change between working and failing is logged (a warning with the reason), so a
+    wrong token or shop id shows in the logs as well as in the banner."""
 
-    def __init__(self, settings: Settings, provider: PrintProvider, clock: Callable[[], datetime] = utcnow) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        provider: PrintProvider,
+        clock: Callable[[], datetime] = utcnow,
+        background: Callable[[Callable[[], None]], None] = _in_a_thread,
+    ) -> None:
         self._settings, self._provider, self._clock = settings, provider, clock
+        self._background = background
         self._lock = threading.Lock()
         self._last: ProviderStatus | None = None
+        self._revalidating = False
 
     def status(self, refresh: bool = False, *, force: bool = False) -> ProviderStatus:
         """The cached status; `refresh` re-checks unless the last check is under MIN_REFRESH_INTERVAL
@@ -132,13 +146,26 @@ class ProviderHealth:
         with self._lock:
             now = self._clock()
             last = self._last
-            age = now - last.checked_at if last is not None else None
-            due = age is None or age >= STATUS_TTL or force or (refresh and age >= MIN_REFRESH_INTERVAL)
-            if due:
-                self._last = check_provider(self._settings, self._provider, now)
-                _log_change(last, self._last)
-            assert self._last is not None
-            return self._last
+            if last is None or force or (refresh and now - last.checked_at >= MIN_REFRESH_INTERVAL):
+                return self._check(now)  # under the lock: concurrent callers share this one check
+            revalidate = now - last.checked_at >= STATUS_TTL and not self._revalidating
+            self._revalidating = self._revalidating or revalidate
+        if revalidate:
+            self._background(self._revalidate)
+        return last
+
+    def _check(self, now: datetime) -> ProviderStatus:
+        """Ask the provider now (call with the lock held)."""
+        before, self._last = self._last, check_provider(self._settings, self._provider, now)
+        _log_change(before, self._last)
+        return self._last
+
+    def _revalidate(self) -> None:
+        try:
+            with self._lock:
+                self._check(self._clock())
+        finally:
+            self._revalidating = False
 
 
 def _log_change(before: ProviderStatus | None, after: ProviderStatus) -> None:

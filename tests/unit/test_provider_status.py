@@ -1,6 +1,7 @@
 """The provider check behind the configuration banner and /api/printify/status."""
 
 import logging
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -72,15 +73,34 @@ def test_the_check_is_reused_within_its_ttl(settings: Settings) -> None:
     assert provider.calls == 1
 
 
+def run_now(work: Callable[[], None]) -> None:
+    """Background work done before the caller goes on (tests see its effect at once)."""
+    work()
+
+
 def test_the_check_runs_again_after_its_ttl_or_on_refresh(settings: Settings) -> None:
     provider, clock = CountingProvider(shops=[{"id": 1}]), FakeClock()
-    health = ProviderHealth(settings, provider, clock)
+    health = ProviderHealth(settings, provider, clock, background=run_now)
     health.status()
     clock.now += MIN_REFRESH_INTERVAL
     health.status(refresh=True)
     clock.now += STATUS_TTL
     health.status()
     assert provider.calls == 3
+
+
+def test_a_stale_status_is_answered_at_once_and_checked_again_in_the_background(settings: Settings) -> None:
+    provider, clock = CountingProvider(shops=[{"id": 1}]), FakeClock()
+    pending: list[Callable[[], None]] = []
+    health = ProviderHealth(settings, provider, clock, background=pending.append)
+    first = health.status()
+    clock.now += STATUS_TTL
+    provider.error = ProviderUnauthorized("Unauthenticated.")
+    assert health.status() is first and health.status() is first  # no waiting on the provider
+    assert provider.calls == 1 and len(pending) == 1  # one background check, not one per caller
+    pending.pop()()
+    assert provider.calls == 2
+    assert not health.status().configured
 
 
 def test_refreshes_in_quick_succession_ask_the_provider_once(settings: Settings) -> None:
@@ -121,7 +141,7 @@ def test_the_store_shop_is_the_configured_one_else_the_first(tmp_path: Path, mon
 
 def test_a_failing_check_is_logged_once_until_it_changes(settings: Settings, caplog: pytest.LogCaptureFixture) -> None:
     provider, clock = CountingProvider(error=ProviderUnauthorized("Unauthenticated.")), FakeClock()
-    health = ProviderHealth(settings, provider, clock)
+    health = ProviderHealth(settings, provider, clock, background=run_now)
     with caplog.at_level(logging.INFO, logger="storefront.services.provider_status"):
         health.status()
         clock.now += STATUS_TTL
