@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from urllib.parse import urlparse
 
 import reflex as rx
 
@@ -56,7 +55,7 @@ class ConfigBannerState(rx.State):
     @rx.event(background=True)
     async def check(self):
         async with self:
-            self.host = urlparse(self.router.page.host).netloc or self.router.page.host
+            self.host = self.router.url.netloc
         status = await asyncio.to_thread(_status, False)
         async with self:
             self._apply(status)
