@@ -156,7 +156,9 @@ def test_a_burst_of_700_calls_is_spread_over_time_not_refused(timeline) -> None:
         statuses = {r.status for r in fake.requests}
         starts = sorted(r.at for r in fake.requests)
     assert len(starts) == 700 and statuses == {200}
-    assert timeline.sleeps == [60.0]  # the 601st call waited for the window; none was refused
+    # The 601st call waited for the window; none was refused. (A kept-alive connection the loaded
+    # machine drops is retried after a sub-second backoff: that is not pacing.)
+    assert [s for s in timeline.sleeps if s >= 1.0] == [60.0]
     assert starts.count(0.0) == 600 and starts[-1] == 60.0
     assert max(sum(1 for t in starts if s - 60 < t <= s) for s in set(starts)) <= 600
 
