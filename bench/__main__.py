@@ -1,78 +1,133 @@
-"""Time the hot paths on a seeded SQLite store and print a table (`make bench`)."""
+"""`make bench`: the store (1,000 products) and a minimal Reflex page, built and served in production
+mode the same way, measured side by side; prints one table and writes bench/results.json.
+
+Run it under `flock /tmp/e2e.lock` (the Makefile does): building the store writes the shared .web."""
 
 from __future__ import annotations
 
-import statistics
+import os
+import shutil
+import sys
 import tempfile
 import time
-import uuid
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-from sqlmodel import Session
+from playwright.sync_api import Browser, sync_playwright
 
-from storefront.db import make_engine, migrate
-from storefront.services import cart, catalog, checkout
-from storefront.services.printify.demo import DemoPrintProvider
-from storefront.services.seed import seed_catalogue_if_empty
-from storefront.services.shopping import new_cart_line
+from bench import measure, page_metrics
+from bench.catalogue import seed_catalogue, store_env
+from bench.provider_calls import provider_calls_per_100_views
+from bench.report import Row, limit_row, missing_row, render_table, summary, write_results
+from bench.servers import blank_app, free_port, store_app
+from storefront.collections import COLLECTIONS
+from storefront.services.printify.demo import hex_id
+
+CATALOGUE_SIZE = int(os.environ.get("BENCH_PRODUCTS", "1000"))
+RESULTS = Path(__file__).resolve().parent / "results.json"
+LOGS = Path(__file__).resolve().parent / "logs"
+CARD = "[data-testid=product-card]"
+VIEWS_PER_PAGE = 4
 
 
-def measure(run: Callable[[], object], repeat: int) -> tuple[float, float]:
-    """Median and p95 in milliseconds over `repeat` runs (after one warm-up)."""
-    run()
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        samples.append((time.perf_counter() - start) * 1000)
-    samples.sort()
-    return statistics.median(samples), samples[int(len(samples) * 0.95) - 1]
+def store_pages(base: str, product_id: str) -> dict[str, str]:
+    return {
+        "/": f"{base}/",
+        "/products": f"{base}/products",
+        "/product/{id}": f"{base}/product/{product_id}",
+        f"{COLLECTIONS[0].route}": f"{base}{COLLECTIONS[0].route}",
+        "/new-arrivals": f"{base}/new-arrivals",
+    }
+
+
+def guarded(section: str, rows: list[Row], raw: dict, run: Callable[[], tuple[list[Row], dict]]) -> None:
+    """Run one part; a part that fails becomes a 'not measured' row instead of stopping the bench."""
+    started = time.monotonic()
+    print(f"bench: {section} ...", file=sys.stderr, flush=True)
+    try:
+        part_rows, part_raw = run()
+    except Exception as error:  # noqa: BLE001 - shown in the table, traceback on stderr
+        traceback.print_exc()
+        rows.append(missing_row(section, "(whole part)", f"{type(error).__name__}: {str(error)[:120]}"))
+        raw.setdefault("errors", {})[section] = repr(error)
+        return
+    rows += part_rows
+    raw.update(part_raw)
+    print(f"bench: {section} done in {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
+
+
+def viewer(browser: Browser, base: str) -> Callable[[str], int]:
+    def view_pages(product_id: str) -> int:
+        views = 0
+        for _ in range(VIEWS_PER_PAGE):
+            for url in store_pages(base, product_id).values():
+                page_metrics.cold_load(browser, url)
+                views += 1
+        return views
+    return view_pages
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        url = f"sqlite:///{Path(tmp) / 'bench.db'}"
-        migrate(url)
-        engine = make_engine(url)
-        provider = DemoPrintProvider(media_dir=Path(tmp) / "demo")
-        with Session(engine) as session:
-            seed_catalogue_if_empty(session, provider)
-            session.commit()
-        session = Session(engine)
-        product = catalog.search_products(session, query="tee")[0]
-        line = new_cart_line(session, product.id, "M")
-        stored = cart.dump_cart([line] * 1 + [new_cart_line(session, product.id, s) for s in ("S", "L", "XL")])
+    rows: list[Row] = []
+    raw: dict = {"catalogue_products": CATALOGUE_SIZE}
+    guarded("service hot paths", rows, raw, measure.hot_path_rows)
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        work = Path(tmp)
+        data_dir = work / "store-data"
+        data_dir.mkdir()
+        print(f"bench: seeding {CATALOGUE_SIZE} products ...", file=sys.stderr, flush=True)
+        raw["catalogue_products"] = seed_catalogue(data_dir, CATALOGUE_SIZE)
+        store_port, blank_port = free_port(), free_port()
+        store = store_app(store_env(data_dir, store_port), store_port, work)
+        blank = blank_app(blank_port, work)
+        try:
+            print("bench: building the minimal page and the store (production) ...", file=sys.stderr, flush=True)
+            blank.build()
+            store.build()
+            blank.serve()
+            store.serve()
+            pages = store_pages(store.url, hex_id("bench-product-0"))
+            listings = {name: url for name, url in pages.items() if name not in ("/", "/product/{id}")}
+            ready = dict.fromkeys(listings, CARD)
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path=page_metrics.CHROMIUM, headless=True,
+                                                     args=page_metrics.CHROMIUM_ARGS)
+                guarded("cold load", rows, raw,
+                        lambda: measure.page_load_rows(browser, pages, ready, f"{blank.url}/"))
+                guarded("interaction", rows, raw,
+                        lambda: measure.interaction_rows(browser, pages["/products"], f"{blank.url}/"))
+                guarded("state update", rows, raw, lambda: measure.state_update_rows(browser, listings, CARD))
+                guarded("shoppers", rows, raw, lambda: measure.shopper_rows(browser, store, blank))
+                guarded("lighthouse", rows, raw,
+                        lambda: measure.lighthouse_rows(pages, f"{blank.url}/", page_metrics.CHROMIUM))
+                store.stop()
+                guarded("provider calls", rows, raw, lambda: provider_rows(browser, store, work / "provider-data"))
+                browser.close()
+        finally:
+            store.stop()
+            blank.stop()
+            keep_logs(work)
+    print(render_table(rows))
+    print()
+    print(summary(rows))
+    write_results(RESULTS, rows, raw)
+    print(f"results written to {RESULTS.relative_to(Path.cwd()) if RESULTS.is_relative_to(Path.cwd()) else RESULTS}")
 
-        def place_order() -> None:
-            payload = {
-                "customerEmail": "bench@example.com",
-                "customerName": "Bench Mark",
-                "shippingAddress": {
-                    "first_name": "Bench", "last_name": "Mark", "address1": "1 Main St", "city": "Albany",
-                    "state_code": "NY", "country_code": "US", "zip": "12207",
-                },
-                "items": [{"productId": product.id, "size": "M", "price": line.price_cents / 100, "quantity": 2}],
-                "subtotal": line.price_cents * 2 / 100,
-            }
-            with Session(engine, expire_on_commit=False) as order_session:
-                checkout.create_order(order_session, payload, uuid.uuid4().hex)
 
-        rows = [
-            ("catalogue listing (all products)", lambda: catalog.search_products(session), 200),
-            ("catalogue search 'hoodie'", lambda: catalog.search_products(session, query="hoodie"), 200),
-            ("product detail", lambda: catalog.get_product(session, product.id), 200),
-            ("price a cart line", lambda: new_cart_line(session, product.id, "M"), 200),
-            ("load a stored cart (4 lines)", lambda: cart.load_cart(stored), 2000),
-            ("place an order (validate, reprice, save)", place_order, 100),
-        ]
-        print(f"| {'operation':<42} | {'median ms':>9} | {'p95 ms':>7} | {'runs':>5} |")
-        print(f"|{'-' * 44}|{'-' * 11}|{'-' * 9}|{'-' * 7}|")
-        for name, run, repeat in rows:
-            median, p95 = measure(run, repeat)
-            print(f"| {name:<42} | {median:>9.3f} | {p95:>7.3f} | {repeat:>5} |")
-        session.close()
-        engine.dispose()
+def keep_logs(work: Path) -> None:
+    """Copy the servers' logs next to the results (bench/logs/, ignored by git)."""
+    LOGS.mkdir(exist_ok=True)
+    for log in work.glob("*.log"):
+        shutil.copyfile(log, LOGS / log.name)
+
+
+def provider_rows(browser: Browser, store, data_dir: Path) -> tuple[list[Row], dict]:
+    data_dir.mkdir()
+    per_100, views, paths = provider_calls_per_100_views(store, data_dir, viewer(browser, store.url))
+    row = limit_row("provider", f"calls per 100 page views ({views} views, fake Printify)", per_100, "",
+                    at_most=0)
+    return [row], {"provider_calls": {"per_100_views": per_100, "views": views, "example_calls": paths}}
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from storefront.pages import (  # noqa: F401  (importing a page module registers
     products,
 )
 from storefront.pages.admin import dashboard, login, products as admin_products  # noqa: F401
+from storefront.served_routes import served_routes
 from storefront.services.auth import DEFAULT_PASSWORD_WARNING
 from storefront.services.background import start_worker
 from storefront.services.fulfilment import start_outbox_worker
@@ -89,7 +90,14 @@ async def catalogue_sync() -> AsyncIterator[None]:
 app = rx.App(
     style=styles.base_style,
     stylesheets=["/styles.css"],
-    api_transformer=api,
+    # The icons live in assets/ and are served at the root; browsers ask for /favicon.ico anyway.
+    head_components=[
+        rx.el.link(rel="icon", href="/favicon.ico", sizes="any"),
+        rx.el.link(rel="apple-touch-icon", href="/apple-touch-icon.png"),
+    ],
+    html_lang="en",
+    # The API in front of the Reflex backend, then prerendered pages served at their own address.
+    api_transformer=[api, served_routes],
     # One toast at a time: a new one replaces the older (spec section 4).
     toaster=rx.toast.provider(
         position="bottom-right",

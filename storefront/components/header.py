@@ -33,7 +33,6 @@ def brand() -> rx.Component:
         ),
         href="/",
         underline="none",
-        aria_label="Home",
     )
 
 
@@ -175,7 +174,7 @@ def hidden_admin_corner() -> rx.Component:
 
 
 def header() -> rx.Component:
-    return rx.box(
+    return rx.el.header(
         rx.hstack(
             brand(),
             rx.desktop_only(desktop_nav()),
@@ -202,7 +201,6 @@ def header() -> rx.Component:
         ),
         rx.mobile_and_tablet(mobile_menu()),
         hidden_admin_corner(),
-        as_="header",
         position="sticky",
         top="0",
         z_index="50",

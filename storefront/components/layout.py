@@ -4,12 +4,14 @@ from collections.abc import Callable
 
 import reflex as rx
 
+from storefront.collections import COLLECTIONS
 from storefront.components import styles
 from storefront.components.header import BRAND_TAGLINE, BRAND_TITLE, header
 
 
 def footer() -> rx.Component:
-    return rx.box(
+    # rx.el, not rx.box(as_=...): Radix's Box renders only a div or a span, and the landmarks matter.
+    return rx.el.footer(
         rx.hstack(
             rx.text(f"© {BRAND_TITLE}: {BRAND_TAGLINE}", color=styles.MUTED, font_size="0.85rem"),
             rx.link("Order status", href="/order-status", color=styles.MUTED, font_size="0.85rem"),
@@ -22,14 +24,13 @@ def footer() -> rx.Component:
         padding_y="2rem",
         border_top=styles.BORDER,
         margin_top="4rem",
-        as_="footer",
     )
 
 
 def public_layout(content: rx.Component) -> rx.Component:
     return rx.box(
         header(),
-        rx.box(content, as_="main", min_height="60vh"),
+        rx.el.main(content, min_height="60vh"),
         footer(),
         width="100%",
         background=rx.color("gray", 1),
@@ -38,13 +39,36 @@ def public_layout(content: rx.Component) -> rx.Component:
     )
 
 
+STORE_DESCRIPTION = (
+    f"{BRAND_TITLE}: {BRAND_TAGLINE}. Print-on-demand tees, hoodies and crewnecks in five themed collections."
+)
+
+#: The <meta name="description"> of each public page (search engines show it under the title).
+PAGE_DESCRIPTIONS: dict[str, str] = {
+    "/": STORE_DESCRIPTION,
+    "/products": "Browse every tee, hoodie and crewneck in the store, search by name and add your size to the cart.",
+    "/new-arrivals": "The latest designs from all five collections, fresh off the press.",
+    "/collections": "All five collections side by side: SWDNN, HWDKN, HWDRN, HWDZN and HWDPN.",
+    "/cart": "Your shopping cart: review sizes and quantities, then check out securely.",
+    "/order-status": "Look up an order with its number and email address to see its status and tracking.",
+    "/product/[id]": "Product details: pick a size, add it to your cart or buy it now.",
+    **{c.route: c.description for c in COLLECTIONS},
+}
+
+
+def page_title(title: str) -> str:
+    """A page's <title>: the page's own name, then the brand."""
+    return title if BRAND_TITLE in title else f"{title} | {BRAND_TITLE}"
+
+
 def public_page(
-    route: str, title: str, on_load: object = None
+    route: str, title: str, on_load: object = None, description: str | None = None
 ) -> Callable[[Callable[[], rx.Component]], Callable[[], rx.Component]]:
     """Wrap a page function in the public layout and register it under `route`."""
+    description = description or PAGE_DESCRIPTIONS.get(route, STORE_DESCRIPTION)
 
     def decorator(page: Callable[[], rx.Component]) -> Callable[[], rx.Component]:
-        @rx.page(route=route, title=title, on_load=on_load)
+        @rx.page(route=route, title=page_title(title), description=description, on_load=on_load)
         def wrapped() -> rx.Component:
             return public_layout(page())
 

@@ -127,15 +127,17 @@ def product_results(
     *,
     loading: rx.Var,
     failed: rx.Var | bool,
-    products: rx.Var,
+    products: rx.Var | None = None,
+    count: rx.Var | None = None,
     skeletons: int,
     failed_view: rx.Component,
     empty_view: rx.Component,
     results: rx.Component,
 ) -> rx.Component:
     """Skeletons while the first results load, else the failure, else the empty view, else the
-    results (results already shown stay put while a new search loads)."""
-    empty = products.length() == 0
+    results (results already shown stay put while a new search loads). Empty is judged by `count`
+    (cards shown) when given, else by the length of `products`."""
+    empty = (count == 0) if count is not None else products.length() == 0  # type: ignore[union-attr]
     return rx.cond(
         loading & empty,
         skeleton_grid(skeletons),

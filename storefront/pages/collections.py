@@ -6,10 +6,26 @@ from storefront.collections import COLLECTIONS, Collection
 from storefront.components import styles
 from storefront.components.layout import public_page
 from storefront.components.product_card import card_grid, product_card, product_results
-from storefront.pages.products import search_box
-from storefront.state.catalog import CollectionPageState, CollectionsTabsState
+from storefront.pages.products import load_more_button, search_box
+from storefront.state.catalog import (
+    COLLECTION_CARDS,
+    COLLECTION_TAB_CARDS,
+    CollectionPageState,
+    CollectionsTabsState,
+    ProductCard,
+)
 
 LOAD_FAILED = "Unable to load products at this time."
+
+
+def paged_grid(state, cards) -> rx.Component:
+    """The cards loaded so far (held by the browser) and Load More for the next page."""
+    return rx.vstack(
+        card_grid(rx.foreach(cards.value.to(list[ProductCard]), lambda p: product_card(p))),
+        load_more_button(state),
+        spacing="6",
+        width="100%",
+    )
 
 
 def tab_panel(collection: Collection) -> rx.Component:
@@ -23,7 +39,7 @@ def tab_panel(collection: Collection) -> rx.Component:
                     spacing="1",
                     align="start",
                 ),
-                rx.badge(S.products.length().to(str) + " products", size="2", data_testid="product-count"),
+                rx.badge(S.total.to(str) + " products", size="2", data_testid="product-count"),
                 justify="between",
                 align="start",
                 width="100%",
@@ -33,11 +49,11 @@ def tab_panel(collection: Collection) -> rx.Component:
             product_results(
                 loading=S.loading,
                 failed=S.failed,
-                products=S.products,
+                count=S.count,
                 skeletons=4,
                 failed_view=rx.text(LOAD_FAILED, color=styles.MUTED),
                 empty_view=rx.text("No products found", color=styles.MUTED, padding_y="2rem"),
-                results=card_grid(rx.foreach(S.products, lambda p: product_card(p))),
+                results=paged_grid(S, COLLECTION_TAB_CARDS),
             ),
             spacing="4",
             width="100%",
@@ -97,11 +113,11 @@ def collection_page(collection: Collection):
             product_results(
                 loading=S.loading,
                 failed=S.failed,
-                products=S.products,
+                count=S.count,
                 skeletons=4,
                 failed_view=rx.text(LOAD_FAILED, color=styles.MUTED),
                 empty_view=card_grid(coming_soon_tile(collection)),
-                results=card_grid(rx.foreach(S.products, lambda p: product_card(p))),
+                results=paged_grid(S, COLLECTION_CARDS),
             ),
             rx.link(rx.button(rx.icon("arrow-left", size=16), "Back to Home", variant="outline"), href="/"),
             spacing="6",

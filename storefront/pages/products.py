@@ -7,7 +7,7 @@ from storefront.components.layout import public_page
 from storefront.components.config_banner import config_banner
 from storefront.components.empty_state import empty_state
 from storefront.components.product_card import card_grid, product_card, product_results
-from storefront.state.catalog import ProductsState
+from storefront.state.catalog import PRODUCTS_CARDS, ProductCard, ProductsState
 from storefront.state.config_banner import ConfigBannerState
 
 SKELETON_CARDS = 8
@@ -25,12 +25,14 @@ def search_box(value: rx.Var, on_change, placeholder: str = "Search products..."
     )
 
 
-def load_more_button() -> rx.Component:
-    return rx.center(
-        rx.button(
-            "Load More", variant="outline", size="3", on_click=ProductsState.load_more, loading=ProductsState.loading
+def load_more_button(state=ProductsState) -> rx.Component:
+    """Load More: appends the next page of `state`'s list (shown only while there is more)."""
+    return rx.cond(
+        state.has_more,
+        rx.center(
+            rx.button("Load More", variant="outline", size="3", on_click=state.load_more, loading=state.loading),
+            width="100%",
         ),
-        width="100%",
     )
 
 
@@ -50,13 +52,13 @@ def products() -> rx.Component:
         product_results(
             loading=ProductsState.loading,
             failed=ProductsState.failed,
-            products=ProductsState.products,
+            count=ProductsState.count,
             skeletons=SKELETON_CARDS,
             failed_view=empty_state("circle-alert", "Unable to Load Products", "Please try again later"),
             empty_view=empty_state("package-search", "No Products Found", "Try adjusting your search criteria"),
             results=rx.vstack(
-                card_grid(rx.foreach(ProductsState.products, lambda p: product_card(p))),
-                rx.cond(ProductsState.has_more, load_more_button()),
+                card_grid(rx.foreach(PRODUCTS_CARDS.value.to(list[ProductCard]), lambda p: product_card(p))),
+                load_more_button(ProductsState),
                 spacing="6",
                 width="100%",
             ),

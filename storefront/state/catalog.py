@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+from collections.abc import AsyncIterator
 from typing import TypedDict
 
 import reflex as rx
+from reflex.experimental.client_state import ClientStateVar
+from reflex.vars.base import Var
 
 from storefront.collections import COLLECTIONS, get_collection
 from storefront.db import session_scope
@@ -31,12 +35,11 @@ class CardColour(TypedDict):
 
 
 class ProductCard(TypedDict):
-    """What a product card shows; prices are already formatted. `colors` is empty for a product
-    in one colour."""
+    """What a product card shows (no description); prices are already formatted. `colors` is
+    empty for a product in one colour."""
 
     id: str
     name: str
-    description: str
     price: str
     image: str
     has_variants: bool
@@ -59,11 +62,10 @@ def price_label(price_cents: int | None) -> str:
     return "N/A" if price_cents is None else format_usd(price_cents)
 
 
-def to_card(product: catalog.ProductSummary) -> ProductCard:
+def to_card(product: catalog.ProductCardSummary) -> ProductCard:
     return ProductCard(
         id=product.id,
         name=product.name,
-        description=product.description,
         price=price_label(product.price_cents),
         image=product.image_url,
         has_variants=product.has_variants,
@@ -83,61 +85,130 @@ def to_colour_option(choice: catalog.ColourChoice) -> ColourOption:
     )
 
 
-def _search_cards(
-    query: str, collection_key: str | None = None, match_description: bool = False, limit: int | None = None
-) -> list[ProductCard]:
+class CardPage(TypedDict):
+    cards: list[ProductCard]
+    next_cursor: str
+    total: int
+
+
+def _card_page(
+    query: str = "",
+    collection_key: str | None = None,
+    match_description: bool = False,
+    cursor: str = "",
+    limit: int = PRODUCTS_PAGE_SIZE,
+) -> CardPage:
+    """One page of cards from the database (runs in a worker thread)."""
     with session_scope() as session:
-        found = catalog.search_products(
-            session, query=query, collection_key=collection_key, match_description=match_description, limit=limit
+        page = catalog.product_page(
+            session,
+            query=query,
+            collection_key=collection_key,
+            match_description=match_description,
+            cursor=cursor,
+            limit=limit,
         )
-        return [to_card(p) for p in found]
+        return CardPage(cards=[to_card(p) for p in page.cards], next_cursor=page.next_cursor, total=page.total)
 
 
-def _newest_cards() -> list[ProductCard]:
-    with session_scope() as session:
-        return [to_card(p) for p in catalog.newest_products(session, limit=NEW_ARRIVALS_LIMIT)]
+def card_list(name: str) -> ClientStateVar:
+    """The cards of one paged list, held by the browser: the server sends each page once and the
+    browser appends it, so a Load More update carries one page, however many are shown."""
+    return ClientStateVar.create(name, default=[], global_ref=True)
 
 
-class ProductsState(rx.State):
-    """/products: the searchable listing."""
+def _show_cards(cards_var: ClientStateVar, cards: list[ProductCard], append: bool) -> rx.event.EventSpec:
+    """The event that puts a page of cards in the browser: appended, or replacing what it shows."""
+    page = json.dumps(cards, separators=(",", ":"))
+    if not append:
+        return cards_var.push(Var(_js_expr=page))
+    shown = Var(_js_expr=f"refs['_client_state_{cards_var._getter_name}']")
+    return cards_var.push(Var(_js_expr=f"[...({shown} ?? []), ...{page}]"))
 
-    query: str = ""
-    shown: int = PRODUCTS_PAGE_SIZE
-    products: list[ProductCard] = []
+
+class PagedCardsState(rx.State, mixin=True):
+    """A list of product cards loaded a page at a time (keyset cursor); Load More appends a page.
+
+    The cards live in the browser (`cards`, a client-side var); the state keeps only how many are
+    shown, the total and whether there is more. Subclasses say what to search (`_search`) and
+    which client var holds their cards (`_cards`); the cursor stays on the server."""
+
+    count: int = 0  # cards shown
+    total: int = 0  # products matching, from a COUNT query
     has_more: bool = False
     loading: bool = True
     failed: bool = False
+    _cursor: str = ""
+    _generation: int = 0  # bumped by every new search, so a stale page is dropped
+
+    def _search(self) -> tuple[str, str | None, bool]:
+        """(query, collection key, whether the description matches too)."""
+        raise NotImplementedError
+
+    def _cards(self) -> ClientStateVar:
+        raise NotImplementedError
+
+    async def _fetch(self, append: bool) -> AsyncIterator[rx.event.EventSpec]:
+        async with self:
+            if append and (not self._cursor or self.loading):
+                return
+            if not append:
+                self._generation += 1
+                self._cursor = ""
+            self.loading = True
+            generation, cursor, search = self._generation, self._cursor, self._search()
+        try:
+            page = await asyncio.to_thread(_card_page, *search, cursor, PRODUCTS_PAGE_SIZE)
+        except Exception:
+            log.exception("loading %s failed", type(self).__name__)
+            async with self:
+                if generation == self._generation:
+                    self.loading, self.failed = False, True
+            return
+        async with self:
+            if generation != self._generation or cursor != self._cursor:
+                return  # a newer search or page owns the result
+            self.count = (self.count if append else 0) + len(page["cards"])
+            self._cursor = page["next_cursor"]
+            self.total, self.has_more = page["total"], bool(page["next_cursor"])
+            self.loading, self.failed = False, False
+        yield _show_cards(self._cards(), page["cards"], append)
+
+
+PRODUCTS_CARDS = card_list("products_cards")
+COLLECTION_CARDS = card_list("collection_cards")
+COLLECTION_TAB_CARDS = card_list("collection_tab_cards")
+
+
+class ProductsState(PagedCardsState, rx.State):
+    """/products: the searchable listing (title substring)."""
+
+    query: str = ""
+
+    def _search(self) -> tuple[str, str | None, bool]:
+        return self.query, None, False
+
+    def _cards(self) -> ClientStateVar:
+        return PRODUCTS_CARDS
 
     @rx.event
     def set_query(self, value: str):
-        self.query, self.shown = value, PRODUCTS_PAGE_SIZE
-        return ProductsState.load
-
-    @rx.event
-    def load_more(self):
-        self.shown += PRODUCTS_PAGE_SIZE
+        self.query = value
         return ProductsState.load
 
     @rx.event(background=True)
     async def load(self):
-        async with self:
-            self.loading, query, shown = True, self.query, self.shown
-        try:
-            # One extra row tells whether there is more to load.
-            cards = await asyncio.to_thread(_search_cards, query, None, False, shown + 1)
-        except Exception:
-            log.exception("loading the product listing failed")
-            async with self:
-                self.loading, self.failed = False, True
-            return
-        async with self:
-            if (query, shown) == (self.query, self.shown):  # a newer request owns the result otherwise
-                self.products, self.has_more = cards[:shown], len(cards) > shown
-                self.loading, self.failed = False, False
+        async for event in self._fetch(append=False):
+            yield event
+
+    @rx.event(background=True)
+    async def load_more(self):
+        async for event in self._fetch(append=True):
+            yield event
 
 
 class NewArrivalsState(rx.State):
-    """/new-arrivals: the newest products."""
+    """/new-arrivals: the newest products (one page)."""
 
     products: list[ProductCard] = []
     loading: bool = True
@@ -147,7 +218,8 @@ class NewArrivalsState(rx.State):
         async with self:
             self.loading = True
         try:
-            cards = await asyncio.to_thread(_newest_cards)
+            page = await asyncio.to_thread(_card_page, "", None, False, "", NEW_ARRIVALS_LIMIT)
+            cards = page["cards"]
         except Exception:
             # The spec shows no handling for failed fetches here: the page stays empty.
             log.exception("loading new arrivals failed")
@@ -156,41 +228,46 @@ class NewArrivalsState(rx.State):
             self.products, self.loading = cards, False
 
 
-class CollectionPageState(rx.State):
-    """/collections/{key}: the active products of one collection."""
+class CollectionPageState(PagedCardsState, rx.State):
+    """/collections/{key}: the active products of one collection, a page at a time."""
 
-    products: list[ProductCard] = []
-    loading: bool = True
-    failed: bool = False
+    key: str = ""
+
+    def _search(self) -> tuple[str, str | None, bool]:
+        return "", self.key, False
+
+    def _cards(self) -> ClientStateVar:
+        return COLLECTION_CARDS
 
     @rx.event(background=True)
     async def load(self, key: str):
         async with self:
-            self.loading, self.failed, self.products = True, False, []
-        try:
-            cards = await asyncio.to_thread(_search_cards, "", key)
-        except Exception:
-            log.exception("loading collection %s failed", key)
-            async with self:
-                self.loading, self.failed = False, True
-            return
-        async with self:
-            self.products, self.loading = cards, False
+            self.key, self.count = key, 0  # skeletons, not the last collection's cards
+        async for event in self._fetch(append=False):
+            yield event
+
+    @rx.event(background=True)
+    async def load_more(self):
+        async for event in self._fetch(append=True):
+            yield event
 
 
-class CollectionsTabsState(rx.State):
+class CollectionsTabsState(PagedCardsState, rx.State):
     """/collections: one tab per collection with a search over name and description."""
 
     tab: str = COLLECTIONS[0].key
     query: str = ""
-    products: list[ProductCard] = []
-    loading: bool = True
-    failed: bool = False
+
+    def _search(self) -> tuple[str, str | None, bool]:
+        return self.query, self.tab, True
+
+    def _cards(self) -> ClientStateVar:
+        return COLLECTION_TAB_CARDS
 
     @rx.event
     def select_tab(self, key: str):
         if get_collection(key) is not None:
-            self.tab, self.query = key, ""
+            self.tab, self.query, self.count = key, "", 0
         return CollectionsTabsState.load
 
     @rx.event
@@ -200,18 +277,13 @@ class CollectionsTabsState(rx.State):
 
     @rx.event(background=True)
     async def load(self):
-        async with self:
-            self.loading, tab, query = True, self.tab, self.query
-        try:
-            cards = await asyncio.to_thread(_search_cards, query, tab, True)
-        except Exception:
-            log.exception("loading collection tab %s failed", tab)
-            async with self:
-                self.loading, self.failed = False, True
-            return
-        async with self:
-            if (tab, query) == (self.tab, self.query):
-                self.products, self.loading, self.failed = cards, False, False
+        async for event in self._fetch(append=False):
+            yield event
+
+    @rx.event(background=True)
+    async def load_more(self):
+        async for event in self._fetch(append=True):
+            yield event
 
 
 class ProductDetailState(rx.State):
@@ -277,7 +349,7 @@ class ProductDetailState(rx.State):
     @rx.event(background=True)
     async def load(self):
         async with self:
-            product_id = str(self.router.page.params.get("id", ""))
+            product_id = _route_product_id(self)
             self.loading, self.not_found, self.selected_size, self.selected_color = True, False, "", ""
         try:
             product = await asyncio.to_thread(_load_detail, product_id)
@@ -299,6 +371,12 @@ class ProductDetailState(rx.State):
             self.selected_color = product.colors[0].name if product.colors else ""
             self.is_sample = product.is_sample
             self.loading = False
+
+
+def _route_product_id(state: rx.State) -> str:
+    """The `[id]` argument of /product/[id]: Reflex 0.10 exposes a dynamic route argument as a
+    state var of that name."""
+    return str(getattr(state, "id", "") or "")
 
 
 def _load_detail(product_id: str) -> catalog.ProductDetail:

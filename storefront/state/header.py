@@ -6,8 +6,9 @@ ADMIN_LOGIN_ROUTE = "/admin/login"
 GESTURE_CLICKS = 5
 GESTURE_WINDOW_MS = 3000
 
-# Counted in the browser, so a click costs no round trip; the counter lives on window and
+# Counted in the browser, so a click sends nothing to the server; the counter lives on window and
 # resets when a click comes more than GESTURE_WINDOW_MS after the last or after that long idle.
+# The script answers the route to open on the fifth quick click and null otherwise.
 ADMIN_GESTURE_SCRIPT = f"""
 (() => {{
   const g = window.__adminGesture || (window.__adminGesture = {{count: 0, last: 0, timer: null}});
@@ -17,8 +18,8 @@ ADMIN_GESTURE_SCRIPT = f"""
   g.last = now;
   clearTimeout(g.timer);
   g.timer = setTimeout(() => {{ g.count = 0; }}, {GESTURE_WINDOW_MS});
-  if (g.count >= {GESTURE_CLICKS}) {{ g.count = 0; return true; }}
-  return false;
+  if (g.count >= {GESTURE_CLICKS}) {{ g.count = 0; clearTimeout(g.timer); return "{ADMIN_LOGIN_ROUTE}"; }}
+  return null;
 }})()
 """
 
@@ -36,13 +37,10 @@ class HeaderState(rx.State):
     def close_mobile_menu(self) -> None:
         self.mobile_menu_open = False
 
-    @rx.event
-    def admin_gesture_result(self, complete: bool):
-        """Called back by the browser's click counter; five quick clicks open the admin login."""
-        if complete:
-            return rx.redirect(ADMIN_LOGIN_ROUTE)
-
 
 def admin_gesture_click() -> rx.event.EventSpec:
-    """One click on the hidden corner, counted in the browser."""
-    return rx.call_script(ADMIN_GESTURE_SCRIPT, callback=HeaderState.admin_gesture_result)
+    """One click on the hidden corner, counted in the browser.
+
+    The callback is a client-side redirect: a null path is ignored by the browser, so only the
+    fifth quick click navigates, and no click ever becomes a server event."""
+    return rx.call_script(ADMIN_GESTURE_SCRIPT, callback=rx.redirect)
