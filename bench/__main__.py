@@ -20,7 +20,8 @@ from bench import measure, page_metrics
 from bench.catalogue import seed_catalogue, store_env
 from bench.provider_calls import provider_calls_per_100_views
 from bench.report import Row, limit_row, missing_row, render_table, summary, write_results
-from bench.servers import blank_app, free_port, store_app
+from bench.servers import blank_app, store_app
+from tests.serving import free_port
 from storefront.collections import COLLECTIONS
 from storefront.services.printify.demo import hex_id
 

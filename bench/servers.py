@@ -3,30 +3,16 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
 
 from storefront.config import PROJECT_ROOT
+from tests.serving import SERVE_BUILT_ENV, stop_process, wait_until_served
 
 BLANK_ROOT = Path(__file__).resolve().parent / "blank"
-STARTUP_TIMEOUT_S = 900
-#: What `reflex run --env prod` runs once the front end is built: the backend serving it too.
-SERVE_BUILT_ENV = {"__REFLEX_SKIP_COMPILE": "true", "__REFLEX_MOUNT_FRONTEND_COMPILED_APP": "true",
-                   "REFLEX_ENV_MODE": "prod"}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @dataclass
 class ServedApp:
     """A Reflex app built once on a port (baked into the build) and served from there by uvicorn."""
@@ -64,31 +50,12 @@ class ServedApp:
         with self.log_path.open("a") as log:
             self._process = subprocess.Popen(command, cwd=self.root, env=env, stdout=log,
                                              stderr=subprocess.STDOUT, start_new_session=True)
-        self._wait_until_served()
-
-    def _wait_until_served(self) -> None:
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if self._process is not None and self._process.poll() is not None:
-                raise RuntimeError(f"{self.name} exited while starting:\n{self.log_path.read_text()[-4000:]}")
-            try:
-                if (httpx.get(f"{self.url}/ping", timeout=2).status_code == 200
-                        and httpx.get(f"{self.url}/", timeout=5).status_code == 200):
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(1)
-        raise RuntimeError(f"{self.name} did not start in time:\n{self.log_path.read_text()[-4000:]}")
+        wait_until_served(self.url, self._process, self.log_path, self.name)
 
     def stop(self) -> None:
         if self._process is None:
             return
-        os.killpg(self._process.pid, 15)
-        try:
-            self._process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(self._process.pid, 9)
-            self._process.wait(timeout=30)
+        stop_process(self._process)
         self._process = None
 
 

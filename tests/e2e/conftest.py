@@ -4,22 +4,19 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from storefront.config import PROJECT_ROOT
+from tests.serving import SERVE_BUILT_ENV, free_port, stop_process, wait_until_served
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-STARTUP_TIMEOUT_S = 900
 # Generous timeouts: the CI machine has two cores shared by the store, its build and Chromium.
 expect.set_options(timeout=15_000)
 
@@ -32,30 +29,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_until_served(base_url: str, process: subprocess.Popen, log_path: Path) -> None:
-    """Poll until the backend and the built front end both answer (the build takes a while)."""
-    deadline = time.monotonic() + STARTUP_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the store exited while starting:\n{log_path.read_text()[-4000:]}")
-        try:
-            if (
-                httpx.get(f"{base_url}/ping", timeout=2).status_code == 200
-                and httpx.get(f"{base_url}/", timeout=5).status_code == 200
-            ):
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(1)
-    raise RuntimeError(f"the store did not start in time:\n{log_path.read_text()[-4000:]}")
 
 
 @dataclass(frozen=True)
@@ -103,7 +76,7 @@ class StoreProcess:
             command = [str(Path(sys.executable).parent / "reflex"), "run", "--env", "prod", "--loglevel", "info"]
         else:
             # What `reflex run --env prod` runs once the front end is built: the backend serving it.
-            env.update({"__REFLEX_SKIP_COMPILE": "true", "__REFLEX_MOUNT_FRONTEND_COMPILED_APP": "true", "REFLEX_ENV_MODE": "prod"})
+            env.update(SERVE_BUILT_ENV)
             command = [sys.executable, "-m", "uvicorn", "--factory", "storefront.storefront:app",
                        "--host", "0.0.0.0", "--port", str(self.port), "--log-level", "info"]
         log_path = data_dir / "store.log"
@@ -111,18 +84,13 @@ class StoreProcess:
             self._process = subprocess.Popen(
                 command, cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
             )
-        _wait_until_served(self.url, self._process, log_path)
+        wait_until_served(self.url, self._process, log_path)
         return StoreServer(url=self.url, data_dir=data_dir)
 
     def stop(self) -> None:
         if self._process is None:
             return
-        os.killpg(self._process.pid, 15)
-        try:
-            self._process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(self._process.pid, 9)
-            self._process.wait(timeout=30)
+        stop_process(self._process)
         self._process = None
 
 
@@ -132,7 +100,7 @@ PRINTIFY_SETTINGS = ("PRINTIFY_API_TOKEN", "PRINTIFY_SHOP_ID", "PRINTIFY_API_BAS
 
 @pytest.fixture(scope="session")
 def store_process() -> Iterator[StoreProcess]:
-    process = StoreProcess(_free_port())
+    process = StoreProcess(free_port())
     yield process
     process.stop()
 
