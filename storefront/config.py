@@ -74,6 +74,11 @@ class Settings:
             object.__setattr__(self, "upload_dir", _path("UPLOAD_DIR", self.data_dir / "uploads"))
 
     @property
+    def media_dir(self) -> Path:
+        """Where image renditions are written (served at /media with a year-long cache lifetime)."""
+        return self.upload_dir / "media"
+
+    @property
     def uses_demo_provider(self) -> bool:
         """True when no Printify token is set and the embedded demo provider serves the catalogue."""
         return not self.printify_api_token

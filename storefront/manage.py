@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import logging
 
+from sqlmodel import Session
+
 from storefront.config import Settings, get_settings
 from storefront.db import get_engine, migrate, session_scope
 from storefront.services.seed import prepare_media, seed_catalogue_if_empty
-from storefront.wiring import print_provider
+from storefront.wiring import image_preparer, print_provider
 
 log = logging.getLogger("storefront.manage")
 
@@ -23,6 +25,16 @@ def seed(settings: Settings) -> None:
     with session_scope(get_engine()) as session:
         count = seed_catalogue_if_empty(session, provider)
     log.info("images written: %d; products seeded: %d", written, count)
+    prepare_images(settings)
+
+
+def prepare_images(settings: Settings) -> None:
+    """Make the renditions of every catalogue image that has none (files lost are made again)."""
+    engine = get_engine()
+    preparer = image_preparer(settings, lambda: Session(engine))
+    lost = preparer.forget_missing_files()
+    report = preparer.prepare_due()
+    log.info("image renditions: %d sources prepared, %d failed, %d lost files remade", report.prepared, report.failed, lost)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -76,6 +76,31 @@ class CatalogImage(SQLModel, table=True):
     sort_order: int = Field(default=0)
     #: The one colour of the variants this image shows; "" when it shows several or none.
     color: str = Field(default="", max_length=64)
+    #: The renditions of `src` (services/images.py): their digest, "" until prepared, and the
+    #: source's size in pixels. Copied from `image_source`, so reads need no join.
+    digest: str = Field(default="", max_length=32, index=True)
+    width: int = Field(default=0)
+    height: int = Field(default=0)
+
+
+class ImageSource(SQLModel, table=True):
+    """One image address the store has copied in (or tried to): fetched once, then remembered.
+
+    Keyed by the SHA-256 of the address, so a product re-synced with the same images finds its
+    renditions without fetching anything again."""
+
+    __tablename__ = "image_source"
+
+    src_key: str = Field(primary_key=True, max_length=64)
+    src: str = Field(sa_column=Column(Text, nullable=False))
+    digest: str = Field(default="", max_length=32)
+    width: int = Field(default=0)
+    height: int = Field(default=0)
+    attempts: int = Field(default=0)
+    last_error: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    #: When a failed source may be tried again (None once prepared).
+    retry_at: datetime | None = Field(default=None)
+    prepared_at: datetime | None = Field(default=None)
 
 
 # --- Orders ---------------------------------------------------------------------------------------

@@ -3,14 +3,18 @@
 The production build prerenders a page per route as `<route>/index.html`. Starlette's static
 files treat `/products` as a directory and answer `307 -> /products/`, so every full load of a
 link (`/products`, `/cart`, `/collections/swdnn`, ...) costs a round trip. This ASGI wrapper
-serves the page's `index.html` for the address the links use: one rule, for every route.
+serves the page's `index.html` for the address the links use: one rule, for every route. It also
+sends each built file's cache lifetime (Starlette's static files send none).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.datastructures import MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from storefront.api.static import IMMUTABLE, ONE_HOUR
 
 
 def prerendered_page(static_dir: Path, path: str) -> bool:
@@ -23,23 +27,51 @@ def prerendered_page(static_dir: Path, path: str) -> bool:
     return (static_dir / path.lstrip("/") / "index.html").is_file()
 
 
+#: The bundler names these files by their content: a new build never reuses a name.
+HASHED_DIR = "assets/"
+# Other built files (icons, the placeholder, styles.css) keep their names across builds: ONE_HOUR.
+#: Pages are checked with the server on every load, so a new build is seen at once.
+REVALIDATE = "no-cache"
+
+
+def cache_control(static_dir: Path, path: str) -> str | None:
+    """The Cache-Control of a built file or page at `path`, None when the build has no such file."""
+    if path in ("", "/") or prerendered_page(static_dir, path.rstrip("/")) or path.endswith(".html"):
+        return REVALIDATE
+    relative = path.lstrip("/")
+    if ".." in relative.split("/") or not (static_dir / relative).is_file():
+        return None
+    return IMMUTABLE if relative.startswith(HASHED_DIR) else ONE_HOUR
+
+
 class ServedRoutes:
-    """Rewrites `GET /route` to `/route/` when the build holds a prerendered page for it."""
+    """Rewrites `GET /route` to `/route/` when the build holds a prerendered page for it, and gives
+    every built file the cache lifetime its name allows."""
 
     def __init__(self, app: ASGIApp, static_dir: Path) -> None:
         self.app = app
         self.static_dir = static_dir
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (
-            scope["type"] == "http"
-            and scope["method"] in ("GET", "HEAD")
-            and prerendered_page(self.static_dir, scope["path"])
-        ):
+        if scope["type"] != "http" or scope["method"] not in ("GET", "HEAD"):
+            await self.app(scope, receive, send)
+            return
+        lifetime = cache_control(self.static_dir, scope["path"])
+        if prerendered_page(self.static_dir, scope["path"]):
             scope = {**scope, "path": scope["path"] + "/"}
             if scope.get("raw_path"):
                 scope["raw_path"] = scope["raw_path"] + b"/"
-        await self.app(scope, receive, send)
+        if lifetime is None:
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_lifetime(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] in (200, 304):
+                headers = MutableHeaders(scope=message)
+                headers.setdefault("cache-control", lifetime)
+            await send(message)
+
+        await self.app(scope, receive, send_with_lifetime)
 
 
 def served_routes(app: ASGIApp) -> ASGIApp:

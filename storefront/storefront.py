@@ -87,6 +87,17 @@ async def catalogue_sync() -> AsyncIterator[None]:
         await asyncio.to_thread(worker.stop)
 
 
+@contextlib.asynccontextmanager
+async def catalogue_images() -> AsyncIterator[None]:
+    """Prepare the renditions of catalogue images that arrive by sync or webhook."""
+    preparer = wiring.image_preparer(settings, api.state.services.session_factory)
+    worker = start_worker("catalogue-images", preparer.step)
+    try:
+        yield
+    finally:
+        await asyncio.to_thread(worker.stop)
+
+
 app = rx.App(
     style=styles.base_style,
     stylesheets=["/styles.css"],
@@ -109,6 +120,7 @@ app.register_lifespan_task(order_outbox_worker)
 app.register_lifespan_task(catalogue_sync)
 app.register_lifespan_task(provider_check)
 app.register_lifespan_task(order_tracker)
+app.register_lifespan_task(catalogue_images)
 
 
 @contextlib.asynccontextmanager

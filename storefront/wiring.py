@@ -11,6 +11,8 @@ from sqlmodel import Session
 from storefront import db
 from storefront.config import Settings
 from storefront.services.auth import AdminAuth
+from storefront.services.catalog_images import CatalogImagePreparer
+from storefront.services.image_sources import ImageSourceLoader
 from storefront.services.fulfilment import OrderOutbox
 from storefront.services.printify.client import SyncPrintifyClient
 from storefront.services.printify.demo import DemoPrintProvider
@@ -34,6 +36,11 @@ def print_provider(settings: Settings) -> PrintProvider:
         costing_seconds=0.0,
         production_seconds=DEMO_PRODUCTION_SECONDS,
     )
+
+
+def image_preparer(settings: Settings, session_factory: Callable[[], Session]) -> CatalogImagePreparer:
+    """The preparer of catalogue image renditions, reading uploads from disk and the rest over HTTP."""
+    return CatalogImagePreparer(session_factory, ImageSourceLoader(settings.upload_dir), settings.media_dir)
 
 
 @lru_cache(maxsize=4)

@@ -9,13 +9,13 @@ from functools import cached_property
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from storefront import db, wiring
 from storefront.api import admin, admin_orders, admin_products, orders, payments, webhooks
 from storefront.api.errors import error_response
+from storefront.api.static import IMMUTABLE, ONE_HOUR, CachedStaticFiles
 from storefront.api import provider as provider_routes
 from storefront.config import Settings
 from storefront.models import utcnow
@@ -157,6 +157,7 @@ def create_api(
     api.include_router(payments.router)
     api.include_router(provider_routes.router)
     api.include_router(webhooks.router)
-    settings.upload_dir.mkdir(parents=True, exist_ok=True)
-    api.mount("/uploads", StaticFiles(directory=settings.upload_dir), name="uploads")
+    settings.media_dir.mkdir(parents=True, exist_ok=True)
+    api.mount("/media", CachedStaticFiles(directory=settings.media_dir, cache_control=IMMUTABLE), name="media")
+    api.mount("/uploads", CachedStaticFiles(directory=settings.upload_dir, cache_control=ONE_HOUR), name="uploads")
     return api

@@ -5,7 +5,8 @@ import reflex as rx
 from storefront.collections import COLLECTIONS, Collection
 from storefront.components import navigation_menu as nm
 from storefront.components import styles
-from storefront.services.seed import collection_tile_url
+from storefront.components.picture import tile_image
+from storefront.services.seed import collection_tile_picture
 from storefront.state.cart import CartState
 from storefront.state.header import HeaderState, admin_gesture_click
 
@@ -71,7 +72,7 @@ def collection_tile(collection: Collection) -> rx.Component:
     return nm.nav_link(
         rx.link(
             rx.box(
-                rx.image(src=collection_tile_url(collection.key), alt=collection.title, style=styles.tile_image),
+                tile_image(collection_tile_picture(collection.key), collection.title, sizes="220px"),
                 height="110px",
                 overflow="hidden",
                 border_radius="8px",

@@ -15,10 +15,42 @@ _IMAGE_FALLBACK = rx.Var(
 )
 
 
-def product_image(src: rx.Var | str, alt: rx.Var | str, height: str = "260px") -> rx.Component:
-    """A product image that falls back to the placeholder when it fails to load."""
+#: The width a card's image is drawn at: the whole column on phones, half or a quarter above.
+CARD_SIZES = "(min-width: 1024px) 300px, (min-width: 768px) 50vw, 100vw"
+#: The product page's image: about half the content width on desktops, the full width on phones.
+DETAIL_SIZES = "(min-width: 1024px) 600px, 100vw"
+#: Cards in the first row of a grid (four on large screens) load at once, with high priority.
+EAGER_CARDS = 4
+
+
+def product_image(
+    src: rx.Var | str,
+    alt: rx.Var | str,
+    height: str = "260px",
+    *,
+    srcset: rx.Var | str = "",
+    sizes: str = CARD_SIZES,
+    eager: rx.Var | bool = False,
+    size: tuple[rx.Var | int, rx.Var | int] = (800, 800),
+) -> rx.Component:
+    """A product image from its renditions (the browser picks the width it needs), falling back to
+    the placeholder when it fails to load. `eager` marks an image above the fold."""
+    if isinstance(eager, rx.Var):
+        loading: rx.Var | str = rx.cond(eager, "eager", "lazy")
+        priority: rx.Var | str = rx.cond(eager, "high", "auto")
+    else:
+        loading, priority = ("eager", "high") if eager else ("lazy", "auto")
     return rx.box(
-        rx.el.img(src=src, alt=alt, loading="lazy", custom_attrs={"onError": _IMAGE_FALLBACK}, style=styles.tile_image),
+        rx.el.img(
+            src=src,
+            src_set=srcset,
+            sizes=sizes,
+            alt=alt,
+            loading=loading,
+            decoding="async",
+            custom_attrs={"onError": _IMAGE_FALLBACK, "fetchPriority": priority, "width": size[0], "height": size[1]},
+            style=styles.tile_image,
+        ),
         height=height,
         overflow="hidden",
         background=styles.SURFACE,
@@ -69,10 +101,18 @@ def quick_add_control(product: rx.Var) -> rx.Component:
     )
 
 
-def product_card(product: rx.Var, quick_add: bool = True) -> rx.Component:
-    """A listing card: image, two-line title, price or N/A, View Details and Quick Add."""
+def product_card(product: rx.Var, quick_add: bool = True, index: rx.Var | int | None = None) -> rx.Component:
+    """A listing card: image, two-line title, price or N/A, View Details and Quick Add. `index`
+    is the card's place in its grid (the first row's images load eagerly)."""
+    image = product_image(
+        product["image"],
+        product["name"],
+        srcset=product["srcset"].to(str),
+        eager=(index < EAGER_CARDS) if isinstance(index, rx.Var) else index is not None and index < EAGER_CARDS,
+        size=(product["image_width"].to(int), product["image_height"].to(int)),
+    )
     return rx.card(
-        rx.link(product_image(product["image"], product["name"]), href="/product/" + product["id"].to(str), class_name="group"),
+        rx.link(image, href="/product/" + product["id"].to(str), class_name="group"),
         rx.vstack(
             rx.text(
                 product["name"],

@@ -21,7 +21,7 @@ LOAD_FAILED = "Unable to load products at this time."
 def paged_grid(state, cards) -> rx.Component:
     """The cards loaded so far (held by the browser) and Load More for the next page."""
     return rx.vstack(
-        card_grid(rx.foreach(cards.value.to(list[ProductCard]), lambda p: product_card(p))),
+        card_grid(rx.foreach(cards.value.to(list[ProductCard]), lambda p, i: product_card(p, index=i))),
         load_more_button(state),
         spacing="6",
         width="100%",

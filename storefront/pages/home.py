@@ -4,9 +4,10 @@ import reflex as rx
 
 from storefront.collections import COLLECTIONS, SWDNN, Collection
 from storefront.components import styles
+from storefront.components.picture import tile_image
 from storefront.components.header import BRAND_TAGLINE
 from storefront.components.layout import public_page
-from storefront.services.seed import HERO_IMAGE_URL, collection_tile_url
+from storefront.services.seed import HERO_IMAGE_URL, collection_tile_picture
 
 HERO_TITLE = BRAND_TAGLINE
 HERO_TAGLINE = "Bold letters, loud colours, printed on demand for every chapter."
@@ -68,7 +69,11 @@ def hero() -> rx.Component:
 def collection_tile(collection: Collection) -> rx.Component:
     return rx.link(
         rx.box(
-            rx.image(src=collection_tile_url(collection.key), alt=collection.title, style=styles.tile_image),
+            tile_image(
+                collection_tile_picture(collection.key),
+                collection.title,
+                sizes="(min-width: 1024px) 33vw, (min-width: 640px) 50vw, 100vw",
+            ),
             height="260px",
             overflow="hidden",
         ),

@@ -19,7 +19,7 @@ STAGGER_S = 0.1
 def rising_card(product: rx.Var, index: rx.Var) -> rx.Component:
     """A card that rises into place, each one STAGGER_S after the one before."""
     return rx.box(
-        product_card(product, quick_add=False),
+        product_card(product, quick_add=False, index=index),
         data_rise="",
         animation=f"storefront-rise {ANIMATION_S}s ease both",
         animation_delay=(index * STAGGER_S).to(str) + "s",

@@ -5,7 +5,7 @@ import reflex as rx
 from storefront.components import styles
 from storefront.components.empty_state import empty_state
 from storefront.components.layout import public_page
-from storefront.components.product_card import product_image
+from storefront.components.product_card import DETAIL_SIZES, product_image
 from storefront.state.cart import CartState
 from storefront.state.catalog import PRODUCT_NOT_FOUND_TEXT, PRODUCT_NOT_FOUND_TITLE, ProductDetailState as S
 
@@ -120,7 +120,7 @@ def buy_buttons() -> rx.Component:
 def details() -> rx.Component:
     return rx.grid(
         rx.box(
-            product_image(S.shown_image, S.name, height="520px"),
+            product_image(S.shown_image, S.name, height="520px", srcset=S.shown_srcset, sizes=DETAIL_SIZES, eager=True),
             border_radius="16px",
             overflow="hidden",
             data_testid="product-image",

@@ -14,10 +14,12 @@ SKELETON_CARDS = 8
 
 
 def search_box(value: rx.Var, on_change, placeholder: str = "Search products...") -> rx.Component:
+    """The search input. Uncontrolled (`default_value`): a controlled input would be wrapped in a
+    300 ms debounce; each keystroke is sent at once instead and the server drops overtaken results."""
     return rx.input(
         rx.input.slot(rx.icon("search", size=16)),
-        value=value,
-        on_change=on_change.debounce(250),
+        default_value=value,
+        on_change=on_change,
         placeholder=placeholder,
         size="3",
         width=["100%", "360px"],
@@ -57,7 +59,7 @@ def products() -> rx.Component:
             failed_view=empty_state("circle-alert", "Unable to Load Products", "Please try again later"),
             empty_view=empty_state("package-search", "No Products Found", "Try adjusting your search criteria"),
             results=rx.vstack(
-                card_grid(rx.foreach(PRODUCTS_CARDS.value.to(list[ProductCard]), lambda p: product_card(p))),
+                card_grid(rx.foreach(PRODUCTS_CARDS.value.to(list[ProductCard]), lambda p, i: product_card(p, index=i))),
                 load_more_button(ProductsState),
                 spacing="6",
                 width="100%",

@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import case, func
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.sql.elements import ColumnElement
-from sqlmodel import Session, col, or_, select
+from sqlmodel import Session, col, select
 
 from storefront.collections import COLLECTIONS, get_collection
 from storefront.models import CatalogProduct, CatalogVariant
@@ -34,6 +34,7 @@ from storefront.services.errors import NotFoundError, ServiceError, ValidationEr
 from storefront.services.money import cents_to_dollars, parse_cents
 from storefront.services.printify.errors import ProviderError, ProviderNotFound
 from storefront.services.printify.provider import PRODUCT_LOCKED_CODE, PUBLISH_EVERYTHING, PrintProvider
+from storefront.services.text_search import contains_text
 
 # --------------------------------------------------------------------------- the spec's texts
 
@@ -348,12 +349,7 @@ def _filters(shop_id: int | None, query: str, category: str | None) -> list[Colu
         conditions.append(col(CatalogProduct.shop_id) == shop_id)
     needle = query.strip()
     if needle:
-        conditions.append(
-            or_(
-                col(CatalogProduct.title).icontains(needle, autoescape=True),
-                col(CatalogProduct.description).icontains(needle, autoescape=True),
-            )
-        )
+        conditions.append(contains_text(needle, in_description=True))
     if category:
         conditions.append(col(CatalogProduct.collection_key) == category_key(category))
     return conditions

@@ -23,10 +23,13 @@ from sqlmodel import Session, col, or_, select
 from storefront.collections import COLLECTIONS, DEFAULT_COLLECTION_KEY, DERIVATION_ORDER
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
 from storefront.services.errors import NotFoundError, ValidationError
+from storefront.services.images import Picture, PreparedImage, picture
+from storefront.services.text_search import contains_text
 
 _Row = TypeVar("_Row", CatalogVariant, CatalogImage)
 
 PLACEHOLDER_IMAGE = "/images/product-placeholder.jpg"
+PLACEHOLDER_PICTURE = Picture(src=PLACEHOLDER_IMAGE, srcset="", width=800, height=800)
 SIZE_ORDER: tuple[str, ...] = ("XS", "S", "M", "L", "XL", "2XL", "3XL", "4XL", "5XL")
 PRODUCT_NOT_FOUND = "Product not found"
 SIZE_NOT_AVAILABLE = "Size not available"
@@ -87,7 +90,11 @@ class ColourChoice:
     price_cents: int  # its first enabled variant's price
     sizes: tuple[str, ...]
     size_prices: dict[str, int]
-    image_url: str  # the colour's own mockup, else the product's image
+    picture: Picture  # the colour's own mockup, else the product's image
+
+    @property
+    def image_url(self) -> str:
+        return self.picture.src
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,12 +107,16 @@ class ProductSummary:
     name: str
     description: str
     price_cents: int | None
-    image_url: str
+    picture: Picture
     collection_key: str
     is_active: bool
     has_variants: bool
     sizes: tuple[str, ...]
     colors: tuple[ColourChoice, ...]
+
+    @property
+    def image_url(self) -> str:
+        return self.picture.src
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,12 +147,24 @@ def plain_text(description_html: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
-def pick_image(images: Iterable[CatalogImage]) -> str:
-    """The 'preview' image, else the first image by sort_order, else the placeholder."""
-    ordered = sorted(images, key=lambda image: image.sort_order)
+def image_picture(image: CatalogImage | None) -> Picture:
+    """The renditions of a cached image; the placeholder until they are prepared (never the
+    provider's own address: provider images are copied in, not hot-linked)."""
+    if image is None or not image.digest:
+        return PLACEHOLDER_PICTURE
+    return picture(PreparedImage(digest=image.digest, width=image.width, height=image.height))
+
+
+def chosen_image(images: Iterable[CatalogImage]) -> CatalogImage | None:
+    """The 'preview' image, else the first image by sort_order; None when there is none."""
+    ordered = sorted((image for image in images if image.src), key=lambda image: image.sort_order)
     preview = next((i for i in ordered if (i.position or "").lower() == PREVIEW_POSITION), None)
-    chosen = preview or (ordered[0] if ordered else None)
-    return chosen.src if chosen is not None and chosen.src else PLACEHOLDER_IMAGE
+    return preview or (ordered[0] if ordered else None)
+
+
+def pick_image(images: Iterable[CatalogImage]) -> Picture:
+    """The picture of the chosen image, else the placeholder."""
+    return image_picture(chosen_image(images))
 
 
 def _in_colour(variant: CatalogVariant, color: str | None) -> bool:
@@ -210,7 +233,7 @@ def swatch_colour(variant: CatalogVariant) -> str:
     return name if _CSS_COLOUR_NAME.fullmatch(name) else ""
 
 
-def colour_image(images: Sequence[CatalogImage], color: str) -> str | None:
+def colour_image(images: Sequence[CatalogImage], color: str) -> Picture | None:
     """The image of one colour (its 'preview', else its first), None when no image is of it alone."""
     own = [image for image in images if image.color == color and image.src]
     return pick_image(own) if own else None
@@ -241,7 +264,7 @@ def colour_choices(variants: Sequence[CatalogVariant], images: Sequence[CatalogI
                 price_cents=first.price_cents,
                 sizes=sizes,
                 size_prices={size: by_size[size] for size in sizes},
-                image_url=colour_image(images, colour) or fallback,
+                picture=colour_image(images, colour) or fallback,
             )
         )
     return tuple(choices)
@@ -255,7 +278,7 @@ def _summary(row: CatalogProduct, variants: Sequence[CatalogVariant], images: Se
         name=row.title,
         description=plain_text(row.description),
         price_cents=price_cents,
-        image_url=pick_image(images),
+        picture=pick_image(images),
         collection_key=row.collection_key,
         is_active=row.is_active,
         has_variants=price_cents is not None,
@@ -286,7 +309,7 @@ def _sample(product_id: str, name: str, price_cents: int, description_html: str)
         name=name,
         description=plain_text(description_html),
         price_cents=price_cents,
-        image_url=PLACEHOLDER_IMAGE,
+        picture=PLACEHOLDER_PICTURE,
         collection_key=DEFAULT_COLLECTION_KEY,
         is_active=True,
         has_variants=True,
@@ -358,14 +381,11 @@ def _matching(
     *, query: str = "", collection_key: str | None = None, match_description: bool = False
 ) -> list[ColumnElement[bool]]:
     """SQL conditions of a storefront search: shown, the query in the title (or the description,
-    case-insensitive substring), in the collection when one is given."""
+    case-insensitive substring, from the text index), in the collection when one is given."""
     conditions = [_shown()]
     needle = query.strip()
     if needle:
-        title_match = col(CatalogProduct.title).icontains(needle, autoescape=True)
-        if match_description:
-            title_match = or_(title_match, col(CatalogProduct.description).icontains(needle, autoescape=True))
-        conditions.append(title_match)
+        conditions.append(contains_text(needle, in_description=match_description))
     if collection_key is not None:
         conditions.append(col(CatalogProduct.collection_key) == collection_key.strip().lower())
     return conditions
@@ -427,10 +447,14 @@ class ProductCardSummary:
     id: str
     name: str
     price_cents: int | None
-    image_url: str
+    picture: Picture
     has_variants: bool
     sizes: tuple[str, ...]
     colors: tuple[CardColour, ...]
+
+    @property
+    def image_url(self) -> str:
+        return self.picture.src
 
 
 @dataclass(frozen=True, slots=True)
@@ -449,7 +473,7 @@ def _card(row: CatalogProduct, variants: Sequence[CatalogVariant], images: Seque
         id=row.id,
         name=row.title,
         price_cents=price_cents,
-        image_url=pick_image(images),
+        picture=pick_image(images),
         has_variants=price_cents is not None,
         sizes=enabled_sizes(variants),
         colors=tuple(CardColour(name=c.name, sizes=c.sizes) for c in colour_choices(variants, [])),

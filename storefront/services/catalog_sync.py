@@ -13,6 +13,7 @@ from sqlmodel import Session, col, delete, select
 
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant, utcnow
 from storefront.services.catalog import derive_collection, plain_text
+from storefront.services.catalog_images import apply_known_renditions
 from storefront.services.printify.provider import PrintProvider
 
 #: The provider refuses pages larger than 50 products.
@@ -154,19 +155,20 @@ def upsert_product(session: Session, product: dict[str, Any], shop_id: int) -> C
                 sort_order=order,
             )
         )
-    for order, image in enumerate(product.get("images") or []):
-        if not image.get("src"):
-            continue
-        session.add(
-            CatalogImage(
-                product_id=product_id,
-                src=str(image["src"]),
-                position=str(image.get("position") or ""),
-                is_default=bool(image.get("is_default", False)),
-                sort_order=image["order"] if isinstance(image.get("order"), int) else order,
-                color=image_colour(image.get("variant_ids"), colour_of),
-            )
+    images = [
+        CatalogImage(
+            product_id=product_id,
+            src=str(image["src"]),
+            position=str(image.get("position") or ""),
+            is_default=bool(image.get("is_default", False)),
+            sort_order=image["order"] if isinstance(image.get("order"), int) else order,
+            color=image_colour(image.get("variant_ids"), colour_of),
         )
+        for order, image in enumerate(product.get("images") or [])
+        if image.get("src")
+    ]
+    apply_known_renditions(session, images)
+    session.add_all(images)
     return row
 
 

@@ -2,22 +2,51 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
+from PIL import Image
 from sqlmodel import Session
 
 from storefront.collections import COLLECTIONS, SWDNN
 from storefront.config import Settings
 from storefront.services.catalog_sync import catalogue_is_empty, sync_catalogue
 from storefront.services.demo_images import ensure_png, render_collection_tile
+from storefront.services.images import Picture, picture_at, write_renditions
 from storefront.services.printify.provider import PrintProvider
 
-COLLECTION_TILE_URL = "/uploads/collections/{key}.png"
-HERO_IMAGE_URL = "/uploads/collections/hero.png"
+#: Generated tiles keep their names when redrawn, so they are served from /uploads (an hour's cache).
+TILES_URL = "/uploads/collections"
+TILE_SIZE = (800, 600)
 #: The hero shows the main collection's garments without the tile's title banner.
 HERO_CROP = (0, 0, 800, 460)
+HERO_NAME = "hero"
 
 
-def collection_tile_url(key: str) -> str:
-    return COLLECTION_TILE_URL.format(key=key)
+def _tile_file(name: str, width: int) -> str:
+    return f"{name}-{width}.webp"
+
+
+def tile_picture(name: str, size: tuple[int, int] = TILE_SIZE) -> Picture:
+    """The renditions of a generated tile ('hero' or a collection key)."""
+    return picture_at(lambda width: f"{TILES_URL}/{_tile_file(name, width)}", *size)
+
+
+def collection_tile_picture(key: str) -> Picture:
+    return tile_picture(key)
+
+
+#: The hero is a full-width backdrop: its widest rendition.
+HERO_IMAGE_URL = f"{TILES_URL}/{_tile_file(HERO_NAME, HERO_CROP[2] - HERO_CROP[0])}"
+
+
+def _ensure_tile(directory: Path, name: str, render: Callable[[], Image.Image]) -> int:
+    """Draw a tile (PNG source) unless it exists, and its WebP renditions when any is missing."""
+    written = int(ensure_png(directory / f"{name}.png", render))
+    with Image.open(directory / f"{name}.png") as source:
+        image = source.convert("RGB")
+    write_renditions(image, directory, lambda width: _tile_file(name, width), replace=bool(written))
+    return written
 
 
 def prepare_media(settings: Settings, provider: PrintProvider) -> int:
@@ -25,10 +54,8 @@ def prepare_media(settings: Settings, provider: PrintProvider) -> int:
     written = 0
     tiles = settings.upload_dir / "collections"
     for collection in COLLECTIONS:
-        written += ensure_png(
-            tiles / f"{collection.key}.png", lambda c=collection: render_collection_tile(c)
-        )
-    written += ensure_png(tiles / "hero.png", lambda: render_collection_tile(SWDNN).crop(HERO_CROP))
+        written += _ensure_tile(tiles, collection.key, lambda c=collection: render_collection_tile(c, TILE_SIZE))
+    written += _ensure_tile(tiles, HERO_NAME, lambda: render_collection_tile(SWDNN, TILE_SIZE).crop(HERO_CROP))
     ensure_images = getattr(provider, "ensure_images", None)
     if callable(ensure_images):
         written += ensure_images()

@@ -42,6 +42,9 @@ class ProductCard(TypedDict):
     name: str
     price: str
     image: str
+    srcset: str
+    image_width: int
+    image_height: int
     has_variants: bool
     sizes: list[str]
     colors: list[CardColour]
@@ -53,6 +56,7 @@ class ColourOption(TypedDict):
     name: str
     swatch: str
     image: str
+    srcset: str
     price: str
     sizes: list[str]
     size_prices: dict[str, str]
@@ -67,7 +71,10 @@ def to_card(product: catalog.ProductCardSummary) -> ProductCard:
         id=product.id,
         name=product.name,
         price=price_label(product.price_cents),
-        image=product.image_url,
+        image=product.picture.src,
+        srcset=product.picture.srcset,
+        image_width=product.picture.width,
+        image_height=product.picture.height,
         has_variants=product.has_variants,
         sizes=list(product.sizes),
         colors=[CardColour(name=c.name, sizes=list(c.sizes)) for c in product.colors],
@@ -78,7 +85,8 @@ def to_colour_option(choice: catalog.ColourChoice) -> ColourOption:
     return ColourOption(
         name=choice.name,
         swatch=choice.swatch,
-        image=choice.image_url,
+        image=choice.picture.src,
+        srcset=choice.picture.srcset,
         price=format_usd(choice.price_cents),
         sizes=list(choice.sizes),
         size_prices={size: format_usd(cents) for size, cents in choice.size_prices.items()},
@@ -133,6 +141,7 @@ class PagedCardsState(rx.State, mixin=True):
     shown, the total and whether there is more. Subclasses say what to search (`_search`) and
     which client var holds their cards (`_cards`); the cursor stays on the server."""
 
+    query: str = ""  # what the search box holds (lists without one leave it empty)
     count: int = 0  # cards shown
     total: int = 0  # products matching, from a COUNT query
     has_more: bool = False
@@ -148,10 +157,13 @@ class PagedCardsState(rx.State, mixin=True):
     def _cards(self) -> ClientStateVar:
         raise NotImplementedError
 
-    async def _fetch(self, append: bool) -> AsyncIterator[rx.event.EventSpec]:
+    async def _fetch(self, append: bool, query: str | None = None) -> AsyncIterator[rx.event.EventSpec]:
+        """Fetch the first page (a new search for `query` when given) or append the next one."""
         async with self:
             if append and (not self._cursor or self.loading):
                 return
+            if query is not None:
+                self.query = query
             if not append:
                 self._generation += 1
                 self._cursor = ""
@@ -174,6 +186,13 @@ class PagedCardsState(rx.State, mixin=True):
             self.loading, self.failed = False, False
         yield _show_cards(self._cards(), page["cards"], append)
 
+    @rx.event(background=True)
+    async def set_query(self, value: str):
+        """Every keystroke searches at once, in one round trip (the index answers in milliseconds);
+        a result that a later keystroke has overtaken is dropped by the generation check."""
+        async for event in self._fetch(append=False, query=value):
+            yield event
+
 
 PRODUCTS_CARDS = card_list("products_cards")
 COLLECTION_CARDS = card_list("collection_cards")
@@ -183,18 +202,11 @@ COLLECTION_TAB_CARDS = card_list("collection_tab_cards")
 class ProductsState(PagedCardsState, rx.State):
     """/products: the searchable listing (title substring)."""
 
-    query: str = ""
-
     def _search(self) -> tuple[str, str | None, bool]:
         return self.query, None, False
 
     def _cards(self) -> ClientStateVar:
         return PRODUCTS_CARDS
-
-    @rx.event
-    def set_query(self, value: str):
-        self.query = value
-        return ProductsState.load
 
     @rx.event(background=True)
     async def load(self):
@@ -256,7 +268,6 @@ class CollectionsTabsState(PagedCardsState, rx.State):
     """/collections: one tab per collection with a search over name and description."""
 
     tab: str = COLLECTIONS[0].key
-    query: str = ""
 
     def _search(self) -> tuple[str, str | None, bool]:
         return self.query, self.tab, True
@@ -268,11 +279,6 @@ class CollectionsTabsState(PagedCardsState, rx.State):
     def select_tab(self, key: str):
         if get_collection(key) is not None:
             self.tab, self.query, self.count = key, "", 0
-        return CollectionsTabsState.load
-
-    @rx.event
-    def set_query(self, value: str):
-        self.query = value
         return CollectionsTabsState.load
 
     @rx.event(background=True)
@@ -296,6 +302,7 @@ class ProductDetailState(rx.State):
     listing_price: str = ""
     size_prices: dict[str, str] = {}
     image: str = ""
+    image_srcset: str = ""
     description: str = ""
     sizes: list[str] = []
     colors: list[ColourOption] = []
@@ -322,6 +329,12 @@ class ProductDetailState(rx.State):
         """The chosen colour's image, else the product's."""
         colour = self._chosen_colour()
         return colour["image"] if colour is not None else self.image
+
+    @rx.var
+    def shown_srcset(self) -> str:
+        """The renditions of the shown image."""
+        colour = self._chosen_colour()
+        return colour["srcset"] if colour is not None else self.image_srcset
 
     @rx.var
     def available_sizes(self) -> list[str]:
@@ -364,7 +377,7 @@ class ProductDetailState(rx.State):
             self.name = product.name
             self.listing_price = price_label(product.price_cents)
             self.size_prices = {size: format_usd(cents) for size, cents in product.size_prices.items()}
-            self.image = product.image_url
+            self.image, self.image_srcset = product.picture.src, product.picture.srcset
             self.description = product.description
             self.sizes = list(product.sizes)
             self.colors = [to_colour_option(choice) for choice in product.colors]

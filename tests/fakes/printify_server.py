@@ -53,6 +53,8 @@ DEFAULT_SHOP = {"id": 4242, "title": "Fake Printify Shop", "sales_channel": "cus
 OPERATION_FAILED_CODE = 8502
 #: Test control (not part of Printify's API): POST {"external_id": ...} ships that order.
 CONTROL_SHIP_PATH = "/_control/ship"
+#: Product mockups (Printify's image CDN in the real world) are served under this path.
+MOCKUPS_PATH = "/mockups/"
 NOT_FOUND = {"error": "Not found"}
 UNAUTHENTICATED = {"message": "Unauthenticated."}
 CANCELLABLE = ("on-hold", "payment-not-received")
@@ -422,9 +424,13 @@ class FakePrintify:
 
     # ------------------------------------------------------------------ dispatch
 
-    def take_fault(self, method: str, path: str) -> Fault | None:
+    def take_fault(self, method: str, path: str, *, mockups: bool = False) -> Fault | None:
+        """The first fault matching the request (used up once its `times` run out). A mockup
+        request only meets faults whose path names the mockups."""
         with self.lock:
             for fault in self.faults:
+                if mockups and not (fault.path and fault.path.startswith(MOCKUPS_PATH)):
+                    continue
                 if fault.matches(method, path):
                     if fault.times is not None:
                         fault.times -= 1
@@ -758,11 +764,15 @@ class _Handler(BaseHTTPRequestHandler):
         record = RecordedRequest(self.command, url.path, query, dict(self.headers.items()), raw, fake.clock())
         with fake.lock:
             fake.requests.append(record)
-        if self.command == "GET" and url.path.startswith("/mockups/"):
-            return self._reply(record, *self._mockup(fake, url.path))
         if self.command == "POST" and url.path == CONTROL_SHIP_PATH:
             return self._reply(record, *self._control_ship(fake, raw))
-        fault = fake.take_fault(self.command, url.path)
+        mockup = self.command == "GET" and url.path.startswith(MOCKUPS_PATH)
+        # Mockups (the image CDN, not the API) only meet the faults aimed at them by path.
+        fault = fake.take_fault(self.command, url.path, mockups=mockup)
+        if mockup and (fault is None or fault.kind == "slow"):
+            if fault is not None:
+                time.sleep(fault.delay)
+            return self._reply(record, *self._mockup(fake, url.path))
         if fault is not None and fault.kind == "status":
             headers = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
             return self._reply(record, fault.status, fault.body, headers)

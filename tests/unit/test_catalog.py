@@ -15,6 +15,8 @@ from storefront.collections import COLLECTIONS
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
 from storefront.services.catalog import (
     PLACEHOLDER_IMAGE,
+    PLACEHOLDER_PICTURE,
+    chosen_image,
     SAMPLE_PRODUCTS,
     LinePrice,
     collection_counts,
@@ -29,6 +31,7 @@ from storefront.services.catalog_sync import upsert_product
 from storefront.services.errors import NotFoundError, ValidationError
 from storefront.services.printify.demo import DemoPrintProvider
 from storefront.services.seed import seed_catalogue_if_empty
+from tests.renditions import remember_prepared, shown
 
 SHOP_ID = 7
 SIZE_IDS = {"S": 14, "M": 15, "L": 16, "XL": 17, "2XL": 18}
@@ -209,7 +212,9 @@ def test_product_without_variants_has_no_price(session: Session) -> None:
 def test_summary_image_prefers_the_preview_image(session: Session) -> None:
     images = [{"src": "/front.png", "position": "front"}, {"src": "/preview.png", "position": "preview"}]
     add(session, printify_product("p", "Tee", images=images))
-    assert search_products(session)[0].image_url == "/preview.png"
+    assert search_products(session)[0].picture == PLACEHOLDER_PICTURE  # not prepared yet: never hot-linked
+    remember_prepared(session, ["/front.png", "/preview.png"])
+    assert search_products(session)[0].image_url == shown("/preview.png")
 
 
 # --------------------------------------------------------------------------- counts
@@ -230,17 +235,27 @@ def test_counts_list_every_collection_even_when_empty(session: Session) -> None:
 def test_pick_image_prefers_preview() -> None:
     images = [CatalogImage(product_id="p", src="/a.png", position="front", sort_order=0),
               CatalogImage(product_id="p", src="/b.png", position="preview", sort_order=1)]
-    assert pick_image(images) == "/b.png"
+    assert chosen_image(images) is images[1]
 
 
 def test_pick_image_falls_back_to_the_first_by_sort_order() -> None:
     images = [CatalogImage(product_id="p", src="/second.png", position="front", sort_order=2),
               CatalogImage(product_id="p", src="/first.png", position="back", sort_order=1)]
-    assert pick_image(images) == "/first.png"
+    assert chosen_image(images) is images[1]
 
 
 def test_pick_image_without_images_is_the_placeholder() -> None:
-    assert pick_image([]) == PLACEHOLDER_IMAGE
+    assert chosen_image([]) is None
+    assert pick_image([]) == PLACEHOLDER_PICTURE
+
+
+def test_pick_image_shows_the_renditions_once_prepared() -> None:
+    image = CatalogImage(product_id="p", src="/a.png", position="front", sort_order=0)
+    assert pick_image([image]) == PLACEHOLDER_PICTURE
+    image.digest, image.width, image.height = "abc", 1000, 800
+    shown_picture = pick_image([image])
+    assert (shown_picture.src, shown_picture.width, shown_picture.height) == ("/media/abc-640.webp", 1000, 800)
+    assert shown_picture.srcset.endswith("/media/abc-1000.webp 1000w")
 
 
 def test_enabled_sizes_follow_size_order_with_unknown_sizes_last() -> None:

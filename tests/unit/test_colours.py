@@ -35,6 +35,7 @@ from storefront.services.errors import ValidationError
 from storefront.services.fulfilment import printify_order_body
 from storefront.services.shopping import COLOR_REQUIRED, new_cart_line, quick_add_line, refresh_lines
 from tests.ordering import Pick, order_payload
+from tests.renditions import remember_prepared, shown
 
 SHOP_ID = 7
 COLOUR_IDS = {"Navy": 601, "Black": 602, "White": 603}
@@ -117,6 +118,7 @@ def session(engine: Engine) -> Iterator[Session]:
         plain = [(301, "Black", "S", 1900, True), (302, "Black", "M", 1900, True), (303, "White", "M", 1900, False)]
         upsert_product(session, printify_product("plain", plain, [_image("/p.png", [301, 302])]), SHOP_ID)
         session.commit()
+        remember_prepared(session, [BOTH_BACK, NAVY_FRONT, BLACK_FRONT, "/p.png"])
         yield session
 
 
@@ -150,14 +152,14 @@ def test_each_colour_is_priced_by_its_own_variants(session: Session) -> None:
 
 def test_each_colour_shows_its_own_image(session: Session) -> None:
     navy, black = get_product(session, "rainbow").colors
-    assert (navy.image_url, black.image_url) == (NAVY_FRONT, BLACK_FRONT)
+    assert (navy.image_url, black.image_url) == (shown(NAVY_FRONT), shown(BLACK_FRONT))
 
 
 def test_a_colour_without_its_own_image_shows_the_products_image(session: Session) -> None:
     upsert_product(session, printify_product("rainbow", VARIANTS, [RAINBOW_IMAGES[1]]), SHOP_ID)
     session.commit()
     navy, black = get_product(session, "rainbow").colors
-    assert (navy.image_url, black.image_url) == (NAVY_FRONT, NAVY_FRONT)
+    assert (navy.image_url, black.image_url) == (shown(NAVY_FRONT), shown(NAVY_FRONT))
 
 
 def test_sync_records_the_one_colour_each_image_shows(session: Session) -> None:
@@ -255,7 +257,7 @@ def test_a_cart_stored_before_colours_still_loads() -> None:
 
 def test_a_pick_in_a_colour_gets_that_colours_variant_price_and_image(session: Session) -> None:
     line = new_cart_line(session, "rainbow", "M", color="Black")
-    assert (line.color, line.variant_id, line.price_cents, line.image) == ("Black", "211", 2300, BLACK_FRONT)
+    assert (line.color, line.variant_id, line.price_cents, line.image) == ("Black", "211", 2300, shown(BLACK_FRONT))
 
 
 def test_quick_add_of_a_one_size_product_in_several_colours_asks_for_a_colour(session: Session) -> None:
@@ -298,7 +300,7 @@ def test_an_order_line_keeps_the_colour_and_ships_its_variant(session: Session) 
     order = checkout.create_order(session, _payload("Black"), "colour-1")
     items = checkout.order_items(session, order.id)
     assert [(i.color, i.size, i.variant_id, i.unit_price_cents, i.image_url) for i in items] == [
-        ("Black", "M", "211", 2300, BLACK_FRONT)
+        ("Black", "M", "211", 2300, shown(BLACK_FRONT))
     ]
     assert printify_order_body(order, items)["line_items"][0]["variant_id"] == 211
     assert checkout.serialize_order(order, items)["items"][0]["color"] == "Black"

@@ -76,7 +76,7 @@ def test_a_page_holds_at_most_limit_cards_and_the_total(demo: Session) -> None:
 
 def test_cards_carry_only_what_a_card_shows(demo: Session) -> None:
     assert {f.name for f in fields(ProductCardSummary)} == {
-        "id", "name", "price_cents", "image_url", "has_variants", "sizes", "colors"
+        "id", "name", "price_cents", "picture", "has_variants", "sizes", "colors"
     }
     card = product_page(demo, limit=1).cards[0]
     assert card.sizes and card.price_cents is not None
