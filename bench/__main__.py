@@ -29,6 +29,9 @@ CATALOGUE_SIZE = int(os.environ.get("BENCH_PRODUCTS", "1000"))
 RESULTS = Path(__file__).resolve().parent / "results.json"
 LOGS = Path(__file__).resolve().parent / "logs"
 CARD = "[data-testid=product-card]"
+PARTS = ("service hot paths", "cold load", "interaction", "state update", "shoppers", "lighthouse", "provider calls")
+#: BENCH_PARTS="shoppers,interaction" measures only those parts (all when unset).
+CHOSEN = [p.strip() for p in os.environ.get("BENCH_PARTS", "").split(",") if p.strip()] or list(PARTS)
 VIEWS_PER_PAGE = 4
 
 
@@ -44,6 +47,8 @@ def store_pages(base: str, product_id: str) -> dict[str, str]:
 
 def guarded(section: str, rows: list[Row], raw: dict, run: Callable[[], tuple[list[Row], dict]]) -> None:
     """Run one part; a part that fails becomes a 'not measured' row instead of stopping the bench."""
+    if section not in CHOSEN:
+        return
     started = time.monotonic()
     print(f"bench: {section} ...", file=sys.stderr, flush=True)
     try:
@@ -70,6 +75,9 @@ def viewer(browser: Browser, base: str) -> Callable[[str], int]:
 
 
 def main() -> None:
+    unknown = [part for part in CHOSEN if part not in PARTS]
+    if unknown:
+        sys.exit(f"bench: BENCH_PARTS names unknown parts {unknown}; the parts are {', '.join(PARTS)}")
     rows: list[Row] = []
     raw: dict = {"catalogue_products": CATALOGUE_SIZE}
     guarded("service hot paths", rows, raw, measure.hot_path_rows)

@@ -9,6 +9,7 @@ from sqlmodel import Session
 
 from storefront.config import Settings, get_settings
 from storefront.db import get_engine, migrate, session_scope
+from storefront.services.listing import fill_missing_cards
 from storefront.services.seed import prepare_media, seed_catalogue_if_empty
 from storefront.wiring import image_preparer, print_provider
 
@@ -46,6 +47,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.command in ("migrate", "prepare"):
         migrate(settings.db_url)
         log.info("database migrated: %s", settings.db_url.split("@")[-1])
+        with session_scope(get_engine()) as session:
+            log.info("listing cards written: %d", fill_missing_cards(session))
     if args.command in ("seed", "prepare"):
         seed(settings)
 

@@ -6,19 +6,15 @@ nothing calls the print provider. Shoppers only ever see products that are activ
 
 from __future__ import annotations
 
-import base64
-import binascii
 import html
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
-from datetime import datetime
 from typing import TypeVar
 
-from sqlalchemy import and_, func
+from sqlalchemy import func
 from sqlalchemy.sql.elements import ColumnElement
-from sqlmodel import Session, col, or_, select
+from sqlmodel import Session, col, select
 
 from storefront.collections import COLLECTIONS, DEFAULT_COLLECTION_KEY, DERIVATION_ORDER
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
@@ -187,10 +183,10 @@ def enabled_sizes(variants: Iterable[CatalogVariant]) -> tuple[str, ...]:
     for variant in sorted(variants, key=lambda v: v.sort_order):
         if variant.is_enabled and variant.size and variant.size not in seen:
             seen.append(variant.size)
-    return _in_size_order(seen)
+    return in_size_order(seen)
 
 
-def _in_size_order(sizes: Iterable[str]) -> tuple[str, ...]:
+def in_size_order(sizes: Iterable[str]) -> tuple[str, ...]:
     """Sizes in SIZE_ORDER; unknown sizes after, in the order given."""
     rank = {size: index for index, size in enumerate(SIZE_ORDER)}
     # sorted() is stable, so unknown sizes (all ranked last) keep their first-seen order.
@@ -256,7 +252,7 @@ def colour_choices(variants: Sequence[CatalogVariant], images: Sequence[CatalogI
     choices: list[ColourChoice] = []
     for colour, first in firsts.items():
         by_size = prices.get(colour, {})
-        sizes = _in_size_order(by_size)
+        sizes = in_size_order(by_size)
         choices.append(
             ColourChoice(
                 name=colour,
@@ -377,7 +373,7 @@ def _images_by_product(session: Session, product_ids: Sequence[str]) -> dict[str
     return _grouped_by_product(session, CatalogImage, product_ids)
 
 
-def _matching(
+def matching(
     *, query: str = "", collection_key: str | None = None, match_description: bool = False
 ) -> list[ColumnElement[bool]]:
     """SQL conditions of a storefront search: shown, the query in the title (or the description,
@@ -393,7 +389,7 @@ def _matching(
 
 #: The listing order, newest first: undated last on every backend, then title, then id (unique),
 #: so the order is total and a keyset cursor can resume it.
-_LISTING_ORDER = (
+LISTING_ORDER = (
     col(CatalogProduct.provider_created_at).is_(None),
     col(CatalogProduct.provider_created_at).desc(),
     col(CatalogProduct.title),
@@ -413,8 +409,8 @@ def search_products(
     """Shown products whose title (or description) contains the query, newest first."""
     statement = (
         select(CatalogProduct)
-        .where(*_matching(query=query, collection_key=collection_key, match_description=match_description))
-        .order_by(*_LISTING_ORDER)
+        .where(*matching(query=query, collection_key=collection_key, match_description=match_description))
+        .order_by(*LISTING_ORDER)
     )
     if offset:
         statement = statement.offset(max(offset, 0))
@@ -425,127 +421,6 @@ def search_products(
     variants = _variants_by_product(session, ids)
     images = _images_by_product(session, ids)
     return [_summary(row, variants[row.id], images[row.id]) for row in rows]
-
-
-# --------------------------------------------------------------------------- listing pages
-
-MAX_PAGE_SIZE = 100
-
-
-@dataclass(frozen=True, slots=True)
-class CardColour:
-    """A colour of a card's Quick Add menu and the sizes it comes in."""
-
-    name: str
-    sizes: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class ProductCardSummary:
-    """Only what a listing card shows (and its Quick Add menu needs): no description, no variants."""
-
-    id: str
-    name: str
-    price_cents: int | None
-    picture: Picture
-    has_variants: bool
-    sizes: tuple[str, ...]
-    colors: tuple[CardColour, ...]
-
-    @property
-    def image_url(self) -> str:
-        return self.picture.src
-
-
-@dataclass(frozen=True, slots=True)
-class ProductPage:
-    """One page of a listing: its cards, the cursor of the next page ("" when this is the last)
-    and how many products match in all."""
-
-    cards: tuple[ProductCardSummary, ...]
-    next_cursor: str
-    total: int
-
-
-def _card(row: CatalogProduct, variants: Sequence[CatalogVariant], images: Sequence[CatalogImage]) -> ProductCardSummary:
-    price_cents = listing_price(variants)
-    return ProductCardSummary(
-        id=row.id,
-        name=row.title,
-        price_cents=price_cents,
-        picture=pick_image(images),
-        has_variants=price_cents is not None,
-        sizes=enabled_sizes(variants),
-        colors=tuple(CardColour(name=c.name, sizes=c.sizes) for c in colour_choices(variants, [])),
-    )
-
-
-def _encode_cursor(row: CatalogProduct) -> str:
-    """An opaque cursor: the sort key of the last row of a page."""
-    created = row.provider_created_at.isoformat() if row.provider_created_at is not None else None
-    raw = json.dumps([created, row.title, row.id], separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: str) -> tuple[datetime | None, str, str] | None:
-    """The sort key a cursor holds; None for an empty or malformed cursor (the first page)."""
-    if not cursor:
-        return None
-    try:
-        created, title, product_id = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        return (datetime.fromisoformat(created) if created is not None else None, str(title), str(product_id))
-    except (ValueError, TypeError, binascii.Error):
-        return None
-
-
-def _after(key: tuple[datetime | None, str, str]) -> ColumnElement[bool]:
-    """SQL condition: the row comes after `key` in _LISTING_ORDER (keyset paging)."""
-    created, title, product_id = key
-    created_col, title_col, id_col = (
-        col(CatalogProduct.provider_created_at),
-        col(CatalogProduct.title),
-        col(CatalogProduct.id),
-    )
-    later_in_tie = or_(title_col > title, and_(title_col == title, id_col > product_id))
-    if created is None:  # among the undated, which come last
-        return and_(created_col.is_(None), later_in_tie)
-    return or_(
-        created_col.is_(None),
-        created_col < created,
-        and_(created_col == created, later_in_tie),
-    )
-
-
-def product_page(
-    session: Session,
-    *,
-    query: str = "",
-    collection_key: str | None = None,
-    match_description: bool = False,
-    cursor: str = "",
-    limit: int = 24,
-) -> ProductPage:
-    """One page of shown products matching the search, newest first, as cards.
-
-    Keyset paging: the cursor is where the previous page ended, so products added or removed
-    between two requests never make a page skip or repeat one that was there all along."""
-    limit = min(max(limit, 1), MAX_PAGE_SIZE)
-    conditions = _matching(query=query, collection_key=collection_key, match_description=match_description)
-    total = session.exec(select(func.count()).select_from(CatalogProduct).where(*conditions)).one()
-    key = _decode_cursor(cursor)
-    if key is not None:
-        conditions.append(_after(key))
-    # One extra row tells whether there is a next page.
-    rows = session.exec(select(CatalogProduct).where(*conditions).order_by(*_LISTING_ORDER).limit(limit + 1)).all()
-    rows, more = rows[:limit], len(rows) > limit
-    ids = [row.id for row in rows]
-    variants = _variants_by_product(session, ids)
-    images = _images_by_product(session, ids)
-    return ProductPage(
-        cards=tuple(_card(row, variants[row.id], images[row.id]) for row in rows),
-        next_cursor=_encode_cursor(rows[-1]) if more else "",
-        total=int(total),
-    )
 
 
 def newest_products(session: Session, limit: int = 12) -> list[ProductSummary]:

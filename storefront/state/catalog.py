@@ -14,7 +14,7 @@ from reflex.vars.base import Var
 
 from storefront.collections import COLLECTIONS, get_collection
 from storefront.db import session_scope
-from storefront.services import catalog
+from storefront.services import catalog, listing
 from storefront.services.errors import NotFoundError
 from storefront.services.money import format_usd
 from storefront.services.printify.provider import product_page_url
@@ -66,7 +66,7 @@ def price_label(price_cents: int | None) -> str:
     return "N/A" if price_cents is None else format_usd(price_cents)
 
 
-def to_card(product: catalog.ProductCardSummary) -> ProductCard:
+def to_card(product: listing.ProductCardSummary) -> ProductCard:
     return ProductCard(
         id=product.id,
         name=product.name,
@@ -106,17 +106,20 @@ def _card_page(
     cursor: str = "",
     limit: int = PRODUCTS_PAGE_SIZE,
 ) -> CardPage:
-    """One page of cards from the database (runs in a worker thread)."""
+    """One page of cards from the database (runs in a worker thread); the total of matches with
+    the first page only (-1 on later pages)."""
     with session_scope() as session:
-        page = catalog.product_page(
+        page = listing.product_page(
             session,
             query=query,
             collection_key=collection_key,
             match_description=match_description,
             cursor=cursor,
             limit=limit,
+            with_total=not cursor,
         )
-        return CardPage(cards=[to_card(p) for p in page.cards], next_cursor=page.next_cursor, total=page.total)
+        total = page.total if page.total is not None else -1
+        return CardPage(cards=[to_card(p) for p in page.cards], next_cursor=page.next_cursor, total=total)
 
 
 def card_list(name: str) -> ClientStateVar:
@@ -157,13 +160,21 @@ class PagedCardsState(rx.State, mixin=True):
     def _cards(self) -> ClientStateVar:
         raise NotImplementedError
 
-    async def _fetch(self, append: bool, query: str | None = None) -> AsyncIterator[rx.event.EventSpec]:
-        """Fetch the first page (a new search for `query` when given) or append the next one."""
+    def _take_page(self, page: CardPage, append: bool) -> rx.event.EventSpec:
+        """Take a fetched page into the state; the event that shows its cards."""
+        self.count = (self.count if append else 0) + len(page["cards"])
+        self._cursor = page["next_cursor"]
+        if page["total"] >= 0:
+            self.total = page["total"]
+        self.has_more = bool(page["next_cursor"])
+        self.loading, self.failed = False, False
+        return _show_cards(self._cards(), page["cards"], append)
+
+    async def _fetch(self, append: bool) -> AsyncIterator[rx.event.EventSpec]:
+        """Fetch the first page or append the next one (from a background event)."""
         async with self:
             if append and (not self._cursor or self.loading):
                 return
-            if query is not None:
-                self.query = query
             if not append:
                 self._generation += 1
                 self._cursor = ""
@@ -180,17 +191,28 @@ class PagedCardsState(rx.State, mixin=True):
         async with self:
             if generation != self._generation or cursor != self._cursor:
                 return  # a newer search or page owns the result
-            self.count = (self.count if append else 0) + len(page["cards"])
-            self._cursor = page["next_cursor"]
-            self.total, self.has_more = page["total"], bool(page["next_cursor"])
-            self.loading, self.failed = False, False
-        yield _show_cards(self._cards(), page["cards"], append)
+            shown = self._take_page(page, append)
+        yield shown
+
+    @rx.event
+    async def set_query(self, value: str):
+        """Every keystroke searches at once. A plain event, not a background one: the query, the
+        count and the cards travel in one message (the index answers in about a millisecond), and
+        a page that `load` or `load_more` is still fetching is dropped by the generation check."""
+        self.query = value
+        self._generation += 1
+        self._cursor = ""
+        try:
+            page = await asyncio.to_thread(_card_page, *self._search(), "", PRODUCTS_PAGE_SIZE)
+        except Exception:
+            log.exception("searching %s failed", type(self).__name__)
+            self.loading, self.failed = False, True
+            return None
+        return self._take_page(page, append=False)
 
     @rx.event(background=True)
-    async def set_query(self, value: str):
-        """Every keystroke searches at once, in one round trip (the index answers in milliseconds);
-        a result that a later keystroke has overtaken is dropped by the generation check."""
-        async for event in self._fetch(append=False, query=value):
+    async def load_more(self):
+        async for event in self._fetch(append=True):
             yield event
 
 
@@ -211,11 +233,6 @@ class ProductsState(PagedCardsState, rx.State):
     @rx.event(background=True)
     async def load(self):
         async for event in self._fetch(append=False):
-            yield event
-
-    @rx.event(background=True)
-    async def load_more(self):
-        async for event in self._fetch(append=True):
             yield event
 
 
@@ -258,11 +275,6 @@ class CollectionPageState(PagedCardsState, rx.State):
         async for event in self._fetch(append=False):
             yield event
 
-    @rx.event(background=True)
-    async def load_more(self):
-        async for event in self._fetch(append=True):
-            yield event
-
 
 class CollectionsTabsState(PagedCardsState, rx.State):
     """/collections: one tab per collection with a search over name and description."""
@@ -284,11 +296,6 @@ class CollectionsTabsState(PagedCardsState, rx.State):
     @rx.event(background=True)
     async def load(self):
         async for event in self._fetch(append=False):
-            yield event
-
-    @rx.event(background=True)
-    async def load_more(self):
-        async for event in self._fetch(append=True):
             yield event
 
 

@@ -13,7 +13,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from storefront.models import CatalogImage, ImageSource
-from storefront.services import catalog
+from storefront.services import catalog, listing
 from storefront.services.catalog_images import CatalogImagePreparer, src_key
 from storefront.services.catalog_sync import sync_catalogue, upsert_product
 from storefront.services.image_sources import ImageSourceLoader
@@ -81,7 +81,7 @@ def test_every_demo_catalogue_image_gets_renditions_and_every_page_shows_them(
         for width in rendition_widths(image.width):
             assert (media / rendition_name(image.digest, width)).is_file()
     with Session(engine) as session:
-        page = catalog.product_page(session, limit=100)
+        page = listing.product_page(session, limit=100)
         detail = catalog.get_product(session, page.cards[0].id)
     pictures = [card.picture for card in page.cards] + [detail.picture] + [c.picture for c in detail.colors]
     for shown in pictures:
@@ -117,7 +117,7 @@ def test_an_image_not_yet_prepared_shows_the_placeholder_never_the_providers_add
 
     with Session(engine) as session:
         add(session, printify_product("p1", "Tee"))
-        product = catalog.product_page(session).cards[0]
+        product = listing.product_page(session).cards[0]
     assert product.picture == catalog.PLACEHOLDER_PICTURE
 
 
@@ -204,7 +204,7 @@ def test_a_malformed_image_is_refused_with_its_reason_and_the_product_shows_the_
 
     with Session(engine) as session:
         source = session.get(ImageSource, src_key(product["images"][0]["src"]))
-        card = catalog.product_page(session).cards[0]
+        card = listing.product_page(session).cards[0]
     assert report.failed == len(product["images"]) and report.prepared == 0
     assert source is not None and source.last_error == f"rejected: {IMAGE_UNREADABLE}"
     assert card.picture == catalog.PLACEHOLDER_PICTURE

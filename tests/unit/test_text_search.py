@@ -13,7 +13,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Session, delete, select, update
 
 from storefront.models import CatalogProduct, CatalogVariant
-from storefront.services import admin_catalog, catalog
+from storefront.services import admin_catalog, catalog, listing
 from storefront.services.text_search import SEARCH_TABLE, case_variants, contains_text, fts_phrase, like_pattern
 from tests.unit.test_catalog import SHOP_ID, add, printify_product
 
@@ -64,7 +64,7 @@ def storefront_ids(session: Session, query: str, *, in_description: bool = False
 
 
 def page_ids(session: Session, query: str, *, in_description: bool = False) -> set[str]:
-    page = catalog.product_page(session, query=query, match_description=in_description, limit=100)
+    page = listing.product_page(session, query=query, match_description=in_description, limit=100)
     assert page.total == len(page.cards)
     return {card.id for card in page.cards}
 
