@@ -9,6 +9,7 @@ from sqlmodel import Session
 
 from storefront.config import Settings, get_settings
 from storefront.db import get_engine, migrate, session_scope
+from storefront.services.demo_events import seed_events_if_empty
 from storefront.services.listing import fill_missing_cards
 from storefront.services.seed import prepare_media, seed_catalogue_if_empty
 from storefront.wiring import image_preparer, print_provider
@@ -25,7 +26,8 @@ def seed(settings: Settings) -> None:
         return
     with session_scope(get_engine()) as session:
         count = seed_catalogue_if_empty(session, provider)
-    log.info("images written: %d; products seeded: %d", written, count)
+        events = seed_events_if_empty(session, settings.upload_dir, settings.media_dir)
+    log.info("images written: %d; products seeded: %d; events seeded: %d", written, count, events)
     prepare_images(settings)
 
 

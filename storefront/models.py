@@ -105,6 +105,32 @@ class ImageSource(SQLModel, table=True):
     prepared_at: datetime | None = Field(default=None)
 
 
+# --- Events ---------------------------------------------------------------------------------------
+
+class Event(SQLModel, table=True):
+    """A tour date or event. Its times are the wall-clock times of the place, as the admin typed
+    them ('yyyy-mm-ddThh:mm', which also sorts in time order); the price is in cents."""
+
+    __tablename__ = "event"
+
+    id: int | None = Field(default=None, primary_key=True)
+    title: str = Field(max_length=200)
+    description: str = Field(sa_column=Column(Text, nullable=False))
+    location: str = Field(max_length=200)
+    starts_at: str = Field(max_length=16, index=True)
+    ends_at: str | None = Field(default=None, max_length=16)
+    images_json: str = Field(default="[]", sa_column=Column(Text, nullable=False, default="[]"))
+    videos_json: str = Field(default="[]", sa_column=Column(Text, nullable=False, default="[]"))
+    links_json: str = Field(default="[]", sa_column=Column(Text, nullable=False, default="[]"))
+    registrations_json: str = Field(default="[]", sa_column=Column(Text, nullable=False, default="[]"))
+    is_active: bool = Field(default=True, index=True)
+    featured: bool = Field(default=False)
+    capacity: int | None = Field(default=None)
+    price_cents: int | None = Field(default=None)
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
 # --- Orders ---------------------------------------------------------------------------------------
 # Card numbers and CVVs never reach these tables: an order keeps the gateway's payment id, the card
 # brand and the last four digits only.

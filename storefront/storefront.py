@@ -15,6 +15,7 @@ from storefront.config import Settings, get_settings
 from storefront.pages import (  # noqa: F401  (importing a page module registers its routes)
     cart,
     collections,
+    events,
     home,
     new_arrivals,
     not_found,

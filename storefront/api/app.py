@@ -13,7 +13,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from storefront import db, wiring
-from storefront.api import admin, admin_orders, admin_products, orders, payments, webhooks
+from storefront.api import admin, admin_orders, admin_products, events, orders, payments, uploads, webhooks
 from storefront.api.errors import error_response
 from storefront.api.static import IMMUTABLE, ONE_HOUR, CachedStaticFiles
 from storefront.api import provider as provider_routes
@@ -153,6 +153,9 @@ def create_api(
     api.include_router(admin_orders.router)
     api.include_router(admin_products.router)
     api.include_router(admin_products.public_router)
+    api.include_router(events.router)
+    api.include_router(events.public_router)
+    api.include_router(uploads.router)
     api.include_router(orders.router)
     api.include_router(payments.router)
     api.include_router(provider_routes.router)

@@ -131,7 +131,7 @@ def open_image(data: bytes) -> Image.Image:
     return image.convert("RGBA" if has_alpha else "RGB")
 
 
-def _write_atomically(path: Path, image: Image.Image) -> None:
+def write_webp(path: Path, image: Image.Image) -> None:
     """Save as WebP under a temporary name, then rename: a reader never sees half a file."""
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".tmp", dir=path.parent)
     try:
@@ -170,7 +170,7 @@ def write_renditions(
             continue
         height = max(1, round(image.height * width / image.width))
         sized = image if width == image.width else image.resize((width, height), Image.Resampling.LANCZOS)
-        _write_atomically(path, sized)
+        write_webp(path, sized)
     return widths
 
 

@@ -21,6 +21,7 @@ PASSWORD = "correct horse battery"
 #: Routes anyone may call; every other route of the app is an admin route.
 PUBLIC_ROUTES = {
     ("POST", "/api/admin/login"),
+    ("GET", "/api/events"),
     ("POST", "/api/printify/orders"),
     ("POST", "/api/printify/orders/{order_id}/process-payment"),
     ("GET", "/api/orders/{order_id}/status"),
