@@ -20,6 +20,7 @@ from storefront.models import Event, ImageSource, utcnow
 from storefront.services.catalog_images import src_key
 from storefront.services.errors import NotFoundError, ValidationError
 from storefront.services.images import Picture, PreparedImage, picture
+from storefront.services.money import format_usd
 
 MAX_EVENT_IMAGES = 10
 MAX_PAGE_SIZE = 100
@@ -415,6 +416,13 @@ def serialize_event(view: EventView) -> dict[str, Any]:
         "registrations": list(view.registrations),
         "registrationCount": view.registration_count,
     }
+
+
+def price_label(price_cents: int | None) -> str:
+    """How an event's price reads: 'Free' at 0, '$1,234.50' otherwise, "" when none is set."""
+    if price_cents is None:
+        return ""
+    return "Free" if price_cents == 0 else format_usd(price_cents)
 
 
 def cache_busted(url: str, version: datetime) -> str:

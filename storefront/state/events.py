@@ -12,7 +12,6 @@ import reflex as rx
 
 from storefront.db import session_scope
 from storefront.services import events
-from storefront.services.money import format_usd
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +101,7 @@ def to_event_card(view: events.EventView, *, long_card_date: bool) -> EventCard:
         date=starts if long_card_date else events.short_date(view.starts_at),
         starts=starts,
         ends=events.long_date(view.ends_at) if view.ends_at else "",
-        price="" if view.price_cents is None else format_usd(view.price_cents),
+        price=events.price_label(view.price_cents),
         capacity="" if view.capacity is None else f"{view.capacity:,}",
         image=events.cache_busted(first.src, view.updated_at) if first else "",
         srcset=events.cache_busted_srcset(first.srcset, view.updated_at) if first and first.srcset else "",

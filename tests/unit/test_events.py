@@ -379,3 +379,7 @@ def test_long_and_short_dates_and_cache_busting() -> None:
     stamp = int(version.timestamp())
     assert events.cache_busted("/uploads/a.webp", version) == f"/uploads/a.webp?v={stamp}"
     assert events.cache_busted("https://x.example/a.jpg?s=1", version) == f"https://x.example/a.jpg?s=1&v={stamp}"
+
+
+def test_an_event_price_reads_free_at_zero_and_as_dollars_otherwise() -> None:
+    assert [events.price_label(c) for c in (None, 0, 1500, 123450)] == ["", "Free", "$15.00", "$1,234.50"]

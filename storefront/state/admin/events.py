@@ -15,7 +15,6 @@ from storefront.db import session_scope
 from storefront.services import events, uploads
 from storefront.services.errors import ServiceError, ValidationError
 from storefront.services.images import MAX_IMAGE_BYTES
-from storefront.services.money import format_usd
 from storefront.state.admin.session import AdminState
 
 log = logging.getLogger(__name__)
@@ -24,6 +23,7 @@ PAGE_SIZE = 20
 MAX_IMAGES = events.MAX_EVENT_IMAGES
 UPLOAD_FOLDER = "events"
 DESCRIPTION_PREVIEW = 180
+NO_PRICE = "Not set"
 
 ERROR = "Error"
 SUCCESS = "Success"
@@ -92,7 +92,7 @@ def to_card(view: events.EventView) -> EventCard:
         start=events.long_date(view.starts_at),
         location=view.location,
         capacity="Unlimited" if view.capacity is None else str(view.capacity),
-        price="Free" if view.price_cents is None or view.price_cents == 0 else format_usd(view.price_cents),
+        price=events.price_label(view.price_cents) or NO_PRICE,
         registrations=view.registration_count,
         images=len(view.images),
         videos=len(view.videos),
