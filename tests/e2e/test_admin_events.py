@@ -3,6 +3,7 @@ inactive, delete it; a file that is not an image and an end before the start are
 
 from __future__ import annotations
 
+import re
 import uuid
 from pathlib import Path
 
@@ -78,6 +79,22 @@ def test_an_event_is_created_with_photos_and_a_link_made_inactive_and_deleted(pa
     expect(card.get_by_text("Inactive", exact=True)).to_have_count(0)
     expect(card).to_have_css("opacity", "1")
 
+    # The public page shows it among the upcoming (not featured) events, with its link.
+    public = page.context.new_page()
+    public.goto("/tours-and-events")
+    shown = public.get_by_test_id("upcoming-events").get_by_test_id("event-card").filter(has_text=title)
+    expect(shown).to_have_count(1)
+    expect(shown.get_by_test_id("event-date")).to_have_text("May 1, 2031")
+    expect(shown.get_by_test_id("event-price")).to_have_text("$25.50")
+    expect(public.get_by_test_id("featured-events").filter(has_text=title)).to_have_count(0)
+    shown.click()
+    details = public.get_by_role("dialog", name=title)
+    expect(details).to_contain_text("An evening of step shows and new designs.")
+    link = details.get_by_role("link", name="Tickets")
+    expect(link).to_have_attribute("href", "https://example.com/tickets")
+    expect(link).to_have_attribute("target", "_blank")
+    expect(details.locator("img").first).to_have_attribute("src", re.compile(r"^/media/.+\.webp\?v=\d+$"))
+
     card.get_by_role("button", name="Edit").click()
     dialog = page.get_by_role("dialog", name="Edit Event")
     expect(dialog).to_be_visible()
@@ -94,6 +111,13 @@ def test_an_event_is_created_with_photos_and_a_link_made_inactive_and_deleted(pa
     expect(card.get_by_text("Inactive", exact=True)).to_be_visible()
     expect(card).to_have_css("opacity", "0.6")
     expect(card.get_by_test_id("image-count")).to_have_text("Images: 2")
+
+    # Inactive: gone from the public page, still listed (dimmed) in the admin.
+    public.goto("/tours-and-events")
+    expect(public.get_by_role("heading", name="Tours & Events", level=1)).to_be_visible()
+    expect(public.get_by_test_id("events-loading")).to_have_count(0)
+    expect(public.get_by_test_id("event-card").filter(has_text=title)).to_have_count(0)
+    public.close()
 
     card.get_by_role("button", name="Delete").click()
     confirm = page.get_by_role("alertdialog")
