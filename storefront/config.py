@@ -47,6 +47,8 @@ class Settings:
     shopify_store_domain: str = field(default_factory=lambda: _env("SHOPIFY_STORE_DOMAIN"))
     shopify_access_token: str = field(default_factory=lambda: _env("SHOPIFY_ACCESS_TOKEN"))
     shopify_api_version: str = field(default_factory=lambda: _env("SHOPIFY_API_VERSION", "2023-07"))
+    #: Admin API root; empty: https://{SHOPIFY_STORE_DOMAIN}/admin/api/{SHOPIFY_API_VERSION}/ (tests point it at a fake).
+    shopify_api_base: str = field(default_factory=lambda: _env("SHOPIFY_API_BASE"))
     tryon_endpoint: str = field(default_factory=lambda: _env("TRYON_ENDPOINT"))
     tryon_api_key: str = field(default_factory=lambda: _env("TRYON_API_KEY"))
     admin_username: str = field(default_factory=lambda: _env("ADMIN_USERNAME", "admin"))

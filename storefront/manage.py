@@ -12,7 +12,7 @@ from storefront.db import get_engine, migrate, session_scope
 from storefront.services.demo_events import seed_events_if_empty
 from storefront.services.listing import fill_missing_cards
 from storefront.services.seed import prepare_media, seed_catalogue_if_empty
-from storefront.wiring import image_preparer, print_provider
+from storefront.wiring import image_preparer, print_provider, store_catalogue
 
 log = logging.getLogger("storefront.manage")
 
@@ -20,6 +20,10 @@ log = logging.getLogger("storefront.manage")
 def seed(settings: Settings) -> None:
     provider = print_provider(settings)
     written = prepare_media(settings, provider)
+    # The demo store catalogue's drawings, so its first page view does not wait for them.
+    ensure_store_images = getattr(store_catalogue(settings), "ensure_images", None)
+    if callable(ensure_store_images):
+        written += ensure_store_images()
     if not settings.uses_demo_provider:
         # The store syncs the real shop's catalogue itself when it starts (and retries until it can).
         log.info("images written: %d; the catalogue is synced from Printify when the store starts", written)

@@ -18,8 +18,12 @@ from storefront.services.printify.client import SyncPrintifyClient
 from storefront.services.printify.demo import DemoPrintProvider
 from storefront.services.printify.provider import PrintProvider
 from storefront.services.provider_status import ProviderHealth, StoreShop
+from storefront.services.shopify.catalogue import StoreCatalogue
+from storefront.services.shopify.demo import DemoStoreCatalogue
 
 DEMO_MEDIA_URL = "/uploads/demo"
+#: Where the demo store catalogue's drawings are written (under upload_dir) and served.
+DEMO_STORE_MEDIA_URL = f"{DEMO_MEDIA_URL}/shopify"
 
 
 #: The demo's orders are costed at once and shipped this long after they go to production.
@@ -38,6 +42,16 @@ def print_provider(settings: Settings) -> PrintProvider:
     )
 
 
+def store_catalogue(settings: Settings) -> StoreCatalogue:
+    """The Shopify Admin REST client when SHOPIFY_STORE_DOMAIN and SHOPIFY_ACCESS_TOKEN are both
+    set, else the embedded demo catalogue (pictures drawn under upload_dir, served at /uploads)."""
+    if settings.shopify_store_domain and settings.shopify_access_token:
+        from storefront.services.shopify.client import ShopifyCatalogue
+
+        return ShopifyCatalogue(settings)
+    return DemoStoreCatalogue(media_dir=settings.upload_dir / "demo" / "shopify", media_url=DEMO_STORE_MEDIA_URL)
+
+
 def image_preparer(settings: Settings, session_factory: Callable[[], Session]) -> CatalogImagePreparer:
     """The preparer of catalogue image renditions, reading uploads from disk and the rest over HTTP."""
     return CatalogImagePreparer(session_factory, ImageSourceLoader(settings.upload_dir), settings.media_dir)
@@ -47,6 +61,13 @@ def image_preparer(settings: Settings, session_factory: Callable[[], Session]) -
 def shared_print_provider(settings: Settings) -> PrintProvider:
     """The one provider instance of this process (the demo provider keeps its orders in memory)."""
     return print_provider(settings)
+
+
+@lru_cache(maxsize=4)
+def shared_store_catalogue(settings: Settings) -> StoreCatalogue:
+    """The one store catalogue of this process: one HTTP client, one answer cache and one view of
+    the store's rate-limit bucket, shared by the API and the pages."""
+    return store_catalogue(settings)
 
 
 @lru_cache(maxsize=4)

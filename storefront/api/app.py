@@ -17,6 +17,7 @@ from storefront.api import admin, admin_orders, admin_products, events, orders, 
 from storefront.api.errors import error_response
 from storefront.api.static import IMMUTABLE, ONE_HOUR, CachedStaticFiles
 from storefront.api import provider as provider_routes
+from storefront.api import shopify as shopify_routes
 from storefront.config import Settings
 from storefront.models import utcnow
 from storefront.services import order_lookup
@@ -159,6 +160,7 @@ def create_api(
     api.include_router(orders.router)
     api.include_router(payments.router)
     api.include_router(provider_routes.router)
+    api.include_router(shopify_routes.router)
     api.include_router(webhooks.router)
     settings.media_dir.mkdir(parents=True, exist_ok=True)
     api.mount("/media", CachedStaticFiles(directory=settings.media_dir, cache_control=IMMUTABLE), name="media")

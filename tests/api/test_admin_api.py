@@ -34,6 +34,10 @@ PUBLIC_ROUTES = {
     # Public, but only deliveries signed with PRINTIFY_WEBHOOK_SECRET are applied.
     ("POST", "/api/printify/webhooks"),
     ("GET", "/api/products/category/{category}"),
+    ("GET", "/api/shopify/test"),
+    ("GET", "/api/shopify/products"),
+    ("GET", "/api/shopify/products/{product_id}"),
+    ("GET", "/api/shopify/collections"),
 }
 
 

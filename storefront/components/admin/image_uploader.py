@@ -14,8 +14,10 @@ from reflex.event import EventHandler, EventSpec
 from reflex.vars import ArrayVar, ObjectVar, Var
 
 from storefront.components import styles
+from storefront.services.images import MAX_IMAGE_BYTES
 
-MAX_FILE_BYTES = 10 * 1024 * 1024
+#: The browser refuses larger files before sending them; the server checks again (services/images.py).
+MAX_FILE_BYTES = MAX_IMAGE_BYTES
 ACCEPTED_TYPES = {
     "image/jpeg": [".jpg", ".jpeg"],
     "image/png": [".png"],

@@ -1,0 +1,145 @@
+"""Store-catalogue routes (spec section 7): the store's status, products, one product and the
+collections, in Shopify's own shapes. All public and read-only.
+
+The catalogue (the Shopify client, or the demo when the store is not configured) is built once
+per app from the settings and kept on `app.state.store_catalogue`; tests may set it first.
+A store that cannot answer is a 502 with the catalogue's message; an unknown product a 404.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Query, Request
+
+from storefront import wiring
+from storefront.services.errors import NotFoundError, ValidationError
+from storefront.services.shopify.catalogue import (
+    MAX_PAGE_SIZE,
+    PRODUCT_NOT_FOUND,
+    StoreCatalogue,
+    StoreProduct,
+    StoreStatus,
+)
+from storefront.services.shopify.sanitize import sanitize_html
+
+router = APIRouter(tags=["store catalogue"])
+
+PREFIX = "/api/shopify"
+DEFAULT_PAGE_SIZE = 24
+INVALID_COLLECTION = "collection_id must be a collection's numeric id"
+#: Shopify ids are 64-bit integers.
+_MAX_ID_DIGITS = 19
+
+
+def store_catalogue(request: Request) -> StoreCatalogue:
+    """The app's catalogue, built from the settings on first use."""
+    state = request.app.state
+    catalogue = getattr(state, "store_catalogue", None)
+    if catalogue is None:
+        catalogue = wiring.shared_store_catalogue(state.services.settings)
+        state.store_catalogue = catalogue
+    return catalogue
+
+
+def _numeric_id(value: str) -> int | None:
+    value = value.strip()
+    if not value.isascii() or not value.isdigit() or len(value) > _MAX_ID_DIGITS:
+        return None
+    number = int(value)
+    return number if 0 < number < 2**63 else None
+
+
+def _price(cents: int | None) -> str | None:
+    """Cents as Shopify's decimal string ('19.99'); None when the store gives no price."""
+    if cents is None:
+        return None
+    return f"{cents // 100}.{cents % 100:02d}"
+
+
+def serialize_status(status: StoreStatus) -> dict[str, Any]:
+    body: dict[str, Any] = {"status": status.status, "message": status.message}
+    if status.shop_name:
+        body["shopName"] = status.shop_name
+    if status.domain:
+        body["domain"] = status.domain
+    return body
+
+
+def serialize_product(product: StoreProduct) -> dict[str, Any]:
+    """The product as Shopify shapes it (tags one comma string, prices decimal strings), with
+    its description sanitised."""
+    images = [
+        {"src": image.src, "alt": image.alt, "width": image.width, "height": image.height}
+        for image in product.images
+    ]
+    options = []
+    for position, name in enumerate(product.option_names):
+        values: list[str] = []
+        for variant in product.variants:
+            if position < len(variant.options) and variant.options[position] not in values:
+                values.append(variant.options[position])
+        options.append({"name": name, "position": position + 1, "values": values})
+    variants = []
+    for variant in product.variants:
+        row: dict[str, Any] = {"id": variant.id, "title": variant.title, "price": _price(variant.price_cents)}
+        for n in range(3):
+            row[f"option{n + 1}"] = variant.options[n] if n < len(variant.options) else None
+        variants.append(row)
+    return {
+        "id": product.id,
+        "title": product.title,
+        "body_html": sanitize_html(product.body_html),
+        "vendor": product.vendor,
+        "product_type": product.product_type,
+        "tags": ", ".join(product.tags),
+        "image": images[0] if images else None,
+        "images": images,
+        "options": options,
+        "variants": variants,
+    }
+
+
+@router.get(PREFIX + "/test")
+async def store_status(request: Request) -> dict[str, Any]:
+    """status ('demo', 'connected' or 'error'), message, and shopName when connected."""
+    return serialize_status(await store_catalogue(request).status())
+
+
+@router.get(PREFIX + "/products")
+async def list_products(
+    request: Request,
+    query: str = Query("", max_length=255, description="Part of the title, any case"),
+    collection_id: str = Query("", description="A collection's id; empty or 'all' for every product"),
+    cursor: str = Query("", max_length=1024, description="nextCursor of the previous page"),
+    limit: int = Query(DEFAULT_PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE),
+) -> dict[str, Any]:
+    """{products, nextCursor}: a page of products (nextCursor is null on the last page)."""
+    collection: int | None = None
+    if collection_id.strip() and collection_id.strip().lower() != "all":
+        collection = _numeric_id(collection_id)
+        if collection is None:
+            raise ValidationError(INVALID_COLLECTION, {"collection_id": INVALID_COLLECTION})
+    page = await store_catalogue(request).products(
+        query=query, collection_id=collection, cursor=cursor, limit=limit
+    )
+    return {
+        "products": [serialize_product(product) for product in page.products],
+        "nextCursor": page.next_cursor or None,
+    }
+
+
+@router.get(PREFIX + "/products/{product_id}")
+async def get_product(request: Request, product_id: str) -> dict[str, Any]:
+    """One product; 404 'Product Not Found' for an unknown or malformed id."""
+    number = _numeric_id(product_id)
+    if number is None:
+        raise NotFoundError(PRODUCT_NOT_FOUND)
+    return serialize_product(await store_catalogue(request).product(number))
+
+
+@router.get(PREFIX + "/collections")
+async def list_collections(request: Request) -> dict[str, Any]:
+    """{collections: [{id, title}]}, custom and smart alike."""
+    collections = await store_catalogue(request).collections()
+    return {"collections": [{"id": c.id, "title": c.title} for c in collections]}

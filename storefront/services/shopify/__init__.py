@@ -1,0 +1,1 @@
+"""The second store's catalogue (Shopify): the read model, its demo and its HTTP client."""

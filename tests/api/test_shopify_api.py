@@ -1,0 +1,190 @@
+"""Store-catalogue routes over HTTP, on the demo catalogue and on a store that cannot answer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from storefront.api.app import create_api
+from storefront.config import Settings
+from storefront.services.shopify.catalogue import (
+    COLLECTIONS_FAILED,
+    PRODUCT_NOT_FOUND,
+    PRODUCTS_FAILED,
+    StoreCollection,
+    StorePage,
+    StoreProduct,
+    StoreStatus,
+    StoreUnavailable,
+)
+from storefront.services.shopify.demo import DemoStoreCatalogue
+
+
+@pytest.fixture
+def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    monkeypatch.setenv("DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("UPLOAD_DIR", raising=False)
+    monkeypatch.setenv("SHOPIFY_STORE_DOMAIN", "")
+    monkeypatch.setenv("SHOPIFY_ACCESS_TOKEN", "")
+    return Settings()
+
+
+@pytest.fixture
+def client(settings: Settings) -> TestClient:
+    return TestClient(create_api(settings))
+
+
+class DownStore:
+    """A store that cannot be reached."""
+
+    async def status(self) -> StoreStatus:
+        return StoreStatus(status="error", message="Shopify could not be reached.")
+
+    async def products(self, **_: object) -> StorePage:
+        raise StoreUnavailable(PRODUCTS_FAILED)
+
+    async def product(self, product_id: int) -> StoreProduct:
+        raise StoreUnavailable(PRODUCTS_FAILED)
+
+    async def collections(self) -> list[StoreCollection]:
+        raise StoreUnavailable(COLLECTIONS_FAILED)
+
+
+@pytest.fixture
+def down_client(settings: Settings) -> TestClient:
+    api = create_api(settings)
+    api.state.store_catalogue = DownStore()
+    return TestClient(api)
+
+
+def _products(client: TestClient, **params: object) -> dict:
+    response = client.get("/api/shopify/products", params=params)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_status_is_demo_without_shopify_settings(client: TestClient) -> None:
+    body = client.get("/api/shopify/test").json()
+    assert body["status"] == "demo"
+    assert body["message"]
+
+
+def test_products_come_in_shopifys_shape(client: TestClient) -> None:
+    body = _products(client)
+    assert body["nextCursor"] is None
+    product = next(p for p in body["products"] if p["title"] == "Classic Crew Tee")
+    assert isinstance(product["id"], int)
+    assert product["vendor"] == "Northline Apparel"
+    assert product["product_type"] == "T-Shirt"
+    assert product["tags"] == "cotton, summer, unisex"
+    assert product["image"]["src"].startswith("/uploads/demo/shopify/")
+    assert product["images"][0]["src"] == product["image"]["src"]
+    assert [o["name"] for o in product["options"]] == ["Color", "Size"]
+    variant = product["variants"][0]
+    assert variant["title"] == "Black / S" and variant["price"] == "24.00" and isinstance(variant["id"], int)
+
+
+def test_demo_images_are_served_from_uploads(client: TestClient) -> None:
+    src = _products(client, limit=1)["products"][0]["image"]["src"]
+    response = client.get(src)
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "image/png"
+
+
+def test_a_product_without_a_price_says_so(client: TestClient) -> None:
+    jersey = _products(client, query="jersey")["products"][0]
+    assert {v["price"] for v in jersey["variants"]} == {None}
+
+
+def test_descriptions_are_sanitised(client: TestClient) -> None:
+    for product in _products(client, limit=250)["products"]:
+        body = product["body_html"].lower()
+        assert "<script" not in body and "onerror" not in body and "javascript:" not in body
+        assert "onclick" not in body and "style=" not in body
+
+
+def test_search_and_collection_filter(client: TestClient) -> None:
+    assert [p["title"] for p in _products(client, query="hoodie")["products"]] == ["Pullover Hoodie", "Zip-Up Hoodie"]
+    collections = client.get("/api/shopify/collections").json()["collections"]
+    gifts = next(c for c in collections if c["title"] == "Gift Ideas")
+    titles = {p["title"] for p in _products(client, collection_id=gifts["id"])["products"]}
+    assert "Canvas Tote Bag" in titles and "Classic Crew Tee" not in titles
+    assert len(_products(client, collection_id="all")["products"]) == len(_products(client)["products"])
+
+
+def test_a_malformed_collection_id_is_refused(client: TestClient) -> None:
+    assert client.get("/api/shopify/products", params={"collection_id": "abc"}).status_code == 422
+
+
+def test_paging_with_next_cursor(client: TestClient) -> None:
+    seen: list[int] = []
+    params: dict[str, object] = {"limit": 5}
+    while True:
+        body = _products(client, **params)
+        seen += [p["id"] for p in body["products"]]
+        if body["nextCursor"] is None:
+            break
+        params["cursor"] = body["nextCursor"]
+    assert len(seen) == len(set(seen)) == len(_products(client, limit=250)["products"])
+
+
+@pytest.mark.parametrize("limit", [0, 251, "many"])
+def test_limit_must_be_between_1_and_250(client: TestClient, limit: object) -> None:
+    assert client.get("/api/shopify/products", params={"limit": limit}).status_code == 422
+
+
+def test_a_bad_cursor_is_refused(client: TestClient) -> None:
+    assert client.get("/api/shopify/products", params={"cursor": "nope!"}).status_code == 422
+
+
+def test_one_product(client: TestClient) -> None:
+    first = _products(client, limit=1)["products"][0]
+    response = client.get(f"/api/shopify/products/{first['id']}")
+    assert response.status_code == 200
+    assert response.json() == first
+
+
+@pytest.mark.parametrize("product_id", ["1", "abc", "-5", "12.5", "99999999999999999999999"])
+def test_unknown_or_malformed_product_is_not_found(client: TestClient, product_id: str) -> None:
+    response = client.get(f"/api/shopify/products/{product_id}")
+    assert response.status_code == 404
+    assert response.json()["error"] == PRODUCT_NOT_FOUND
+
+
+def test_collections(client: TestClient) -> None:
+    collections = client.get("/api/shopify/collections").json()["collections"]
+    assert [c["title"] for c in collections] == ["Gift Ideas", "Hoodies & Sweatshirts", "Summer Essentials"]
+    assert all(set(c) == {"id", "title"} and isinstance(c["id"], int) for c in collections)
+
+
+def test_the_catalogue_is_built_once_per_app(client: TestClient) -> None:
+    client.get("/api/shopify/test")
+    catalogue = client.app.state.store_catalogue  # type: ignore[attr-defined]
+    assert isinstance(catalogue, DemoStoreCatalogue)
+    client.get("/api/shopify/collections")
+    assert client.app.state.store_catalogue is catalogue  # type: ignore[attr-defined]
+
+
+def test_routes_are_public(client: TestClient) -> None:
+    for path in ("/api/shopify/test", "/api/shopify/products", "/api/shopify/collections"):
+        assert client.get(path).status_code == 200
+
+
+def test_unreachable_store_products_are_a_502(down_client: TestClient) -> None:
+    response = down_client.get("/api/shopify/products")
+    assert response.status_code == 502
+    assert response.json()["error"] == PRODUCTS_FAILED
+    assert down_client.get("/api/shopify/products/123").status_code == 502
+
+
+def test_unreachable_store_collections_are_a_502(down_client: TestClient) -> None:
+    response = down_client.get("/api/shopify/collections")
+    assert response.status_code == 502
+    assert response.json()["error"] == COLLECTIONS_FAILED
+
+
+def test_unreachable_store_status_is_reported(down_client: TestClient) -> None:
+    body = down_client.get("/api/shopify/test").json()
+    assert body == {"status": "error", "message": "Shopify could not be reached."}
