@@ -22,6 +22,7 @@ from storefront.pages import (  # noqa: F401  (importing a page module registers
     order_status,
     product,
     products,
+    shopify,
 )
 from storefront.pages.admin import dashboard, login, products as admin_products  # noqa: F401
 from storefront.served_routes import served_routes

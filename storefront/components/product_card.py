@@ -183,3 +183,15 @@ def product_results(
         skeleton_grid(skeletons),
         rx.cond(failed, failed_view, rx.cond(empty, empty_view, results)),
     )
+
+
+def detail_skeleton(testid: str) -> rx.Component:
+    """A product page while its product loads: the image and the text column."""
+    return rx.grid(
+        rx.skeleton(rx.box(height="520px")),
+        rx.vstack(*[rx.skeleton(rx.box(height=h, width="100%")) for h in ("3rem", "2rem", "6rem", "3rem")], spacing="4"),
+        columns=rx.breakpoints(initial="1", md="2"),
+        spacing="8",
+        width="100%",
+        data_testid=testid,
+    )

@@ -16,6 +16,7 @@ def stepper_button(icon: str, label: str, on_click: rx.event.EventSpec, disabled
 
 def cart_row(row: rx.Var) -> rx.Component:
     product_id, size, color = row["id"].to(str), row["size"].to(str), row["color"].to(str)
+    source = row["source"].to(str)
     return rx.card(
         rx.hstack(
             rx.box(product_image(row["image"], row["name"], height="96px"), width="96px", border_radius="8px", overflow="hidden", flex_shrink="0"),
@@ -27,16 +28,16 @@ def cart_row(row: rx.Var) -> rx.Component:
                 flex="1",
             ),
             rx.hstack(
-                stepper_button("minus", "Decrease quantity", CartState.decrement(product_id, size, color), row["quantity"].to(int) <= 1),
+                stepper_button("minus", "Decrease quantity", CartState.decrement(product_id, size, color, source), row["quantity"].to(int) <= 1),
                 rx.text(row["quantity"], min_width="2ch", text_align="center", data_testid="line-quantity"),
-                stepper_button("plus", "Increase quantity", CartState.increment(product_id, size, color)),
+                stepper_button("plus", "Increase quantity", CartState.increment(product_id, size, color, source)),
                 align="center",
                 spacing="2",
             ),
             rx.text(row["line_total"], weight="bold", min_width="5rem", text_align="right"),
             rx.icon_button(
                 rx.icon("trash-2", size=16),
-                on_click=CartState.remove(product_id, size, color),
+                on_click=CartState.remove(product_id, size, color, source),
                 variant="ghost",
                 color_scheme="red",
                 aria_label="Remove",
@@ -74,6 +75,46 @@ def order_summary() -> rx.Component:
     )
 
 
+def store_checkout_button() -> rx.Component:
+    """'Checkout on <store name>': opens the store's cart permalink in a new tab when the store is
+    connected; otherwise disabled, with the reason beside it (demo mode needs a connected store)."""
+    label = "Checkout on " + CartState.store_label
+    return rx.cond(
+        CartState.store_checkout_url != "",
+        rx.link(
+            rx.button(label, size="3", width="100%"),
+            href=CartState.store_checkout_url,
+            is_external=True,
+            width="100%",
+            data_testid="store-checkout",
+        ),
+        rx.vstack(
+            rx.button(label, size="3", width="100%", disabled=True, data_testid="store-checkout"),
+            rx.text(CartState.store_checkout_note, color=styles.MUTED, size="2", data_testid="store-checkout-note"),
+            spacing="2",
+            width="100%",
+        ),
+    )
+
+
+def store_group() -> rx.Component:
+    """The store-catalogue lines: their own subtotal and checkout on the store itself."""
+    return rx.card(
+        rx.vstack(
+            rx.heading("From " + CartState.store_label, as_="h2", size="5"),
+            rx.text("These items are sold and shipped by the store and checked out there.", color=styles.MUTED, size="2"),
+            rx.foreach(CartState.store_rows, cart_row),
+            rx.divider(),
+            summary_row("Subtotal", CartState.store_subtotal),
+            store_checkout_button(),
+            spacing="3",
+            width="100%",
+        ),
+        width="100%",
+        data_testid="store-group",
+    )
+
+
 def empty_cart() -> rx.Component:
     return empty_state(
         "shopping-cart",
@@ -90,10 +131,18 @@ def cart_page() -> rx.Component:
         rx.cond(
             CartState.total_quantity == 0,
             empty_cart(),
-            rx.grid(
-                rx.vstack(rx.foreach(CartState.rows, cart_row), spacing="3", width="100%"),
-                order_summary(),
-                columns=rx.breakpoints(initial="1", md="3fr 2fr"),
+            rx.vstack(
+                rx.cond(
+                    CartState.has_own_lines,
+                    rx.grid(
+                        rx.vstack(rx.foreach(CartState.rows, cart_row), spacing="3", width="100%", data_testid="own-lines"),
+                        order_summary(),
+                        columns=rx.breakpoints(initial="1", md="3fr 2fr"),
+                        spacing="6",
+                        width="100%",
+                    ),
+                ),
+                rx.cond(CartState.has_store_lines, store_group()),
                 spacing="6",
                 width="100%",
             ),

@@ -5,7 +5,7 @@ import reflex as rx
 from storefront.components import styles
 from storefront.components.empty_state import empty_state
 from storefront.components.layout import public_page
-from storefront.components.product_card import DETAIL_SIZES, product_image
+from storefront.components.product_card import DETAIL_SIZES, detail_skeleton, product_image
 from storefront.state.cart import CartState
 from storefront.state.catalog import PRODUCT_NOT_FOUND_TEXT, PRODUCT_NOT_FOUND_TITLE, ProductDetailState as S
 
@@ -144,14 +144,7 @@ def details() -> rx.Component:
 
 
 def loading_skeleton() -> rx.Component:
-    return rx.grid(
-        rx.skeleton(rx.box(height="520px")),
-        rx.vstack(*[rx.skeleton(rx.box(height=h, width="100%")) for h in ("3rem", "2rem", "6rem", "3rem")], spacing="4"),
-        columns=rx.breakpoints(initial="1", md="2"),
-        spacing="8",
-        width="100%",
-        data_testid="product-skeleton",
-    )
+    return detail_skeleton("product-skeleton")
 
 
 def not_found() -> rx.Component:

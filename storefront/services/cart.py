@@ -1,4 +1,8 @@
-"""Cart rules: lines merge by product id, colour and size; subtotal, shipping and total in cents.
+"""Cart rules: lines merge by source, product id, colour and size; subtotal, shipping and total in cents.
+
+A line's source says which catalogue it came from: "" for ours (printed by our provider and
+checked out here), "shopify" for the store catalogue (checked out on the store itself, through its
+cart permalink).
 
 Every function is pure: it takes a sequence of lines and returns a new tuple, never mutating input.
 Product ids stay strings (the real id). The spec's Quick Add rule (numeric id, else 9999) is
@@ -8,6 +12,7 @@ deliberately not followed, so two different non-numeric products never merge int
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
@@ -20,12 +25,18 @@ TAX_CENTS = 0
 MIN_LINE_QUANTITY = 1
 # The spec shows no upper limit; 99 keeps a tampered or runaway quantity sane.
 MAX_LINE_QUANTITY = 99
+#: A line of our own catalogue (and every line of a cart stored before sources).
+SOURCE_OURS = ""
+#: A line of the store catalogue (Shopify), checked out on the store.
+SOURCE_STORE = "shopify"
+SOURCES = (SOURCE_OURS, SOURCE_STORE)
 
 
 @dataclass(frozen=True, slots=True)
 class CartLine:
-    """One cart line; (product_id, color, size) is its identity. The colour is "" for a product
-    that comes in one colour only (and in carts stored before colours)."""
+    """One cart line; (source, product_id, color, size) is its identity. The colour is "" for a
+    product that comes in one colour only (and in carts stored before colours); the source is ""
+    for our catalogue and "shopify" for the store catalogue (whose size is the variant title)."""
 
     product_id: str
     name: str
@@ -35,10 +46,15 @@ class CartLine:
     quantity: int
     variant_id: str | None = None
     color: str = ""
+    source: str = SOURCE_OURS
 
     @property
-    def key(self) -> tuple[str, str, str]:
-        return (self.product_id, self.color, self.size)
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.source, self.product_id, self.color, self.size)
+
+    @property
+    def is_ours(self) -> bool:
+        return self.source == SOURCE_OURS
 
     @property
     def line_total_cents(self) -> int:
@@ -86,38 +102,90 @@ def add_line(lines: Sequence[CartLine], line: CartLine) -> tuple[CartLine, ...]:
 
 
 def set_quantity(
-    lines: Sequence[CartLine], product_id: str, size: str, quantity: int, color: str = ""
+    lines: Sequence[CartLine], product_id: str, size: str, quantity: int, color: str = "", source: str = SOURCE_OURS
 ) -> tuple[CartLine, ...]:
     """Set a line's quantity; below 1 is ignored (lines unchanged), above the maximum is capped."""
     if quantity < MIN_LINE_QUANTITY:
         return tuple(lines)
     quantity = _clamp_quantity(quantity)
-    key = (product_id, color, size)
+    key = (source, product_id, color, size)
     return tuple(replace(line, quantity=quantity) if line.key == key else line for line in lines)
 
 
-def find_line(lines: Iterable[CartLine], product_id: str, size: str, color: str = "") -> CartLine | None:
-    return next((line for line in lines if line.key == (product_id, color, size)), None)
+def find_line(
+    lines: Iterable[CartLine], product_id: str, size: str, color: str = "", source: str = SOURCE_OURS
+) -> CartLine | None:
+    return next((line for line in lines if line.key == (source, product_id, color, size)), None)
 
 
-def increment(lines: Sequence[CartLine], product_id: str, size: str, color: str = "") -> tuple[CartLine, ...]:
+def increment(
+    lines: Sequence[CartLine], product_id: str, size: str, color: str = "", source: str = SOURCE_OURS
+) -> tuple[CartLine, ...]:
     """The plus button: one more of the line, if it exists."""
-    line = find_line(lines, product_id, size, color)
+    line = find_line(lines, product_id, size, color, source)
     if line is None:
         return tuple(lines)
-    return set_quantity(lines, product_id, size, line.quantity + 1, color)
+    return set_quantity(lines, product_id, size, line.quantity + 1, color, source)
 
 
-def decrement(lines: Sequence[CartLine], product_id: str, size: str, color: str = "") -> tuple[CartLine, ...]:
+def decrement(
+    lines: Sequence[CartLine], product_id: str, size: str, color: str = "", source: str = SOURCE_OURS
+) -> tuple[CartLine, ...]:
     """The minus button: one fewer of the line, never below 1."""
-    line = find_line(lines, product_id, size, color)
+    line = find_line(lines, product_id, size, color, source)
     if line is None:
         return tuple(lines)
-    return set_quantity(lines, product_id, size, line.quantity - 1, color)
+    return set_quantity(lines, product_id, size, line.quantity - 1, color, source)
 
 
-def remove_line(lines: Sequence[CartLine], product_id: str, size: str, color: str = "") -> tuple[CartLine, ...]:
-    return tuple(line for line in lines if line.key != (product_id, color, size))
+def remove_line(
+    lines: Sequence[CartLine], product_id: str, size: str, color: str = "", source: str = SOURCE_OURS
+) -> tuple[CartLine, ...]:
+    return tuple(line for line in lines if line.key != (source, product_id, color, size))
+
+
+def own_lines(lines: Iterable[CartLine]) -> list[CartLine]:
+    """The lines of our catalogue: what our checkout sells and our order summary counts."""
+    return [line for line in lines if line.source == SOURCE_OURS]
+
+
+def store_lines(lines: Iterable[CartLine]) -> list[CartLine]:
+    """The lines of the store catalogue: checked out on the store, never by our checkout."""
+    return [line for line in lines if line.source == SOURCE_STORE]
+
+
+def split_by_source(lines: Iterable[CartLine]) -> tuple[list[CartLine], list[CartLine]]:
+    """(our lines, store-catalogue lines), each in cart order."""
+    lines = list(lines)
+    return own_lines(lines), store_lines(lines)
+
+
+_DOMAIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+(?::\d{1,5})?")
+
+
+def store_cart_domain(domain: str) -> str:
+    """The bare host of a store domain ('https://shop.example.com/' -> 'shop.example.com'); "" when
+    it is not a plain host name, so no permalink is ever built to somewhere odd."""
+    host = (domain or "").strip()
+    host = re.sub(r"^https?://", "", host, flags=re.IGNORECASE).rstrip("/")
+    return host.lower() if _DOMAIN.fullmatch(host) else ""
+
+
+def store_cart_permalink(domain: str, lines: Iterable[CartLine]) -> str:
+    """Shopify's cart permalink for the store lines: https://<domain>/cart/<variant>:<qty>,...
+
+    Lines of our catalogue and lines without a numeric variant id are left out; "" when the
+    domain is unusable or nothing is left."""
+    host = store_cart_domain(domain)
+    quantities: dict[str, int] = {}
+    for line in lines:
+        if line.source != SOURCE_STORE or not (line.variant_id or "").isdigit():
+            continue
+        assert line.variant_id is not None
+        quantities[line.variant_id] = _clamp_quantity(quantities.get(line.variant_id, 0) + line.quantity)
+    if not host or not quantities:
+        return ""
+    return f"https://{host}/cart/" + ",".join(f"{variant}:{quantity}" for variant, quantity in quantities.items())
 
 
 def total_quantity(lines: Iterable[CartLine]) -> int:
@@ -156,7 +224,7 @@ def total_cents(lines: Iterable[CartLine]) -> int:
 
 def dump_cart(lines: Iterable[CartLine]) -> str:
     """JSON for local storage, using the spec's cart item fields (price in dollars, as a number)
-    plus the colour when the product comes in several."""
+    plus the colour when the product comes in several and the source of a store-catalogue line."""
     items: list[dict[str, object]] = []
     for line in lines:
         item: dict[str, object] = {
@@ -171,6 +239,8 @@ def dump_cart(lines: Iterable[CartLine]) -> str:
             item["variantId"] = line.variant_id
         if line.color:
             item["color"] = line.color
+        if line.source:
+            item["source"] = line.source
         items.append(item)
     return json.dumps(items, separators=(",", ":"))
 
@@ -179,7 +249,8 @@ def load_cart(raw: str | None) -> list[CartLine]:
     """Cart lines from whatever local storage holds; bad entries are skipped, and this never raises.
 
     Quantities are clamped to 1..99 and duplicate id+colour+size entries merged; an entry without
-    a colour (stored before colours) loads with colour "". Prices are display-only.
+    a colour (stored before colours) loads with colour "", one without a source (stored before
+    sources) as a line of ours; an entry of an unknown source is skipped. Prices are display-only.
     """
     if not isinstance(raw, str) or not raw.strip():
         return []
@@ -187,7 +258,7 @@ def load_cart(raw: str | None) -> list[CartLine]:
         data = json.loads(raw)
     except (ValueError, RecursionError):
         return []
-    merged: dict[tuple[str, str, str], CartLine] = {}
+    merged: dict[tuple[str, str, str, str], CartLine] = {}
     for entry in _stored_items(data):
         line = _parse_item(entry)
         if line is None:
@@ -224,6 +295,11 @@ def _parse_item(entry: object) -> CartLine | None:
         or quantity is None
     ):
         return None
+    source = entry.get("source", SOURCE_OURS)
+    if source is None:
+        source = SOURCE_OURS
+    if not isinstance(source, str) or source.strip().lower() not in SOURCES:
+        return None
     image = entry.get("image")
     color = entry.get("color")
     return CartLine(
@@ -235,6 +311,7 @@ def _parse_item(entry: object) -> CartLine | None:
         quantity=_clamp_quantity(quantity),
         variant_id=_parse_id(entry.get("variantId")),
         color=color.strip() if isinstance(color, str) else "",
+        source=source.strip().lower(),
     )
 
 

@@ -23,6 +23,8 @@ from storefront.services import order_access
 from storefront.services.cart import (
     MAX_LINE_QUANTITY,
     MIN_LINE_QUANTITY,
+    SOURCE_OURS,
+    SOURCE_STORE,
     CartLine,
     Totals,
     cart_totals,
@@ -59,6 +61,12 @@ SUBTOTAL_REQUIRED = "Subtotal is required"
 TOO_MANY_ITEMS = "Too many items in cart"
 KEY_REUSED = "This order request was already used for a different order."
 ORDER_LOCKED = "This order has been paid and can no longer be changed."
+STORE_ITEMS_REFUSED = (
+    "Items from the store catalogue are checked out on the store itself: use its Checkout button in your cart."
+)
+SOURCE_UNKNOWN = "Unknown item source"
+#: Sources a sent line may name for our own catalogue (none, or the print provider's name).
+OUR_SOURCES = (SOURCE_OURS, "printify")
 
 SHIPPING_FIELD = "shippingAddress"
 BILLING_FIELD = "billingAddress"
@@ -230,6 +238,11 @@ def _validate_items(raw: object, errors: dict[str, str]) -> list[OrderLineReques
         quantity = _quantity(data.get("quantity"))
         price = data.get("price")
         price_cents = parse_cents(price)
+        source = _text(data.get("source")).lower()
+        if source not in OUR_SOURCES:
+            # Store-catalogue lines are not printed by our provider: refused whatever else they hold.
+            errors[f"{prefix}.source"] = STORE_ITEMS_REFUSED if source == SOURCE_STORE else SOURCE_UNKNOWN
+            continue
         if not product_id or len(product_id) > 64:
             errors[f"{prefix}.productId"] = PRODUCT_REQUIRED
         if not size or len(size) > 32:
@@ -276,8 +289,15 @@ def validate_order_payload(payload: Mapping[str, Any]) -> OrderRequest:
         errors["subtotal"] = SUBTOTAL_REQUIRED if subtotal is None or subtotal == "" else PRICE_INVALID
 
     if errors:
-        # An empty cart is the message the shopper needs first; otherwise the first field's.
-        message = NO_ITEMS if errors.get("items") == NO_ITEMS else next(iter(errors.values()))
+        # An empty cart is the message the shopper needs first, then a store-catalogue line (the
+        # shopper has to check it out elsewhere); otherwise the first field's.
+        refused = [m for k, m in errors.items() if k.startswith("items.") and k.endswith(".source")]
+        if errors.get("items") == NO_ITEMS:
+            message = NO_ITEMS
+        elif refused:
+            message = STORE_ITEMS_REFUSED if STORE_ITEMS_REFUSED in refused else refused[0]
+        else:
+            message = next(iter(errors.values()))
         raise ValidationError(message, errors)
     assert shipping is not None and subtotal_cents is not None
     return OrderRequest(
@@ -521,7 +541,9 @@ def checkout_payload(form: Mapping[str, Any], lines: Sequence[CartLine], same_as
     """The spec's order payload from the checkout form's fields and the cart, prices as shown.
 
     Form keys are flat ("shippingAddress.city"); card fields are dropped whatever happens, since
-    card data goes only to the payment API.
+    card data goes only to the payment API. Only our own lines are ordered: store-catalogue lines
+    are checked out on the store. A cart of store lines only sends them (with their source), so
+    the order is refused with STORE_ITEMS_REFUSED rather than as an empty cart.
     """
     payload: dict[str, Any] = {}
     for name, value in form.items():
@@ -535,6 +557,8 @@ def checkout_payload(form: Mapping[str, Any], lines: Sequence[CartLine], same_as
     payload["sameAsShipping"] = same_as_shipping
     if same_as_shipping:
         payload[BILLING_FIELD] = dict(payload.get(SHIPPING_FIELD, {}))
+    ours = [line for line in lines if line.source == SOURCE_OURS]
+    lines = ours if ours or not lines else list(lines)
     totals = cart_totals(lines)
     payload["items"] = [_payload_item(line) for line in lines]
     payload.update(
@@ -560,6 +584,8 @@ def _payload_item(line: CartLine) -> dict[str, Any]:
     }
     if line.color:
         item["color"] = line.color
+    if line.source:
+        item["source"] = line.source
     return item
 
 

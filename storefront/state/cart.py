@@ -8,10 +8,19 @@ from typing import TypedDict
 
 import reflex as rx
 
+from storefront.config import get_settings
 from storefront.db import session_scope
-from storefront.services import cart
+from storefront.services import cart, store_lines
 from storefront.services.errors import NotFoundError, ValidationError
 from storefront.services.money import format_usd
+from storefront.services.shopify.catalogue import (
+    STATUS_CONNECTED,
+    STATUS_DEMO,
+    STATUS_ERROR,
+    StoreCatalogue,
+    StoreStatus,
+    StoreUnavailable,
+)
 from storefront.services.shopping import (
     NO_VARIANTS_TEXT,
     NO_VARIANTS_TITLE,
@@ -22,6 +31,25 @@ from storefront.services.shopping import (
 
 ADDED_TITLE = "Added to cart"
 ITEMS_REMOVED = "Some items are no longer available and were removed from your cart."
+# The store catalogue's toasts (spec section 8).
+STORE_ADDED_TITLE = "Added to Cart"
+STORE_PRODUCT_ERROR_TITLE = "Error Loading Product"
+STORE_PRODUCT_ERROR = store_lines.STORE_PRODUCT_ERROR
+#: What the store group's Checkout button says when it cannot open the store's cart.
+STORE_CHECKOUT_DEMO = (
+    "The store catalogue is in demo mode: checking out these items needs a connected Shopify store "
+    "(SHOPIFY_STORE_DOMAIN and SHOPIFY_ACCESS_TOKEN)."
+)
+STORE_CHECKOUT_CHECKING = "Checking the store..."
+STORE_UNREACHABLE = "Could not reach the store. Please try again later."
+STORE_NAME_FALLBACK = "the store"
+
+
+def store_catalogue() -> StoreCatalogue:
+    """The process's store catalogue (the demo one without Shopify settings)."""
+    from storefront.wiring import shared_store_catalogue
+
+    return shared_store_catalogue(get_settings())
 
 
 class CartRow(TypedDict):
@@ -31,6 +59,8 @@ class CartRow(TypedDict):
     name: str
     size: str
     color: str
+    #: "" for our catalogue, "shopify" for the store catalogue.
+    source: str
     #: "Size: M · Color: Black" (just "Size: M" for a product in one colour).
     options: str
     #: "M · Black" (just "M"), for the checkout summary.
@@ -42,6 +72,8 @@ class CartRow(TypedDict):
 
 
 def options_text(line: cart.CartLine) -> str:
+    if not line.is_ours:
+        return line.size  # the store's variant title, e.g. "Black / M"
     return f"Size: {line.size} · Color: {line.color}" if line.color else f"Size: {line.size}"
 
 
@@ -76,6 +108,22 @@ def _refreshed(lines: list[cart.CartLine]) -> tuple[list[cart.CartLine], int]:
         return refresh_lines(session, lines)
 
 
+def _row(line: cart.CartLine) -> CartRow:
+    return CartRow(
+        id=line.product_id,
+        name=line.name,
+        size=line.size,
+        color=line.color,
+        source=line.source,
+        options=options_text(line),
+        options_short=options_short(line),
+        image=line.image,
+        quantity=line.quantity,
+        price=format_usd(line.price_cents),
+        line_total=format_usd(line.line_total_cents),
+    )
+
+
 class CartState(rx.State):
     """The shopper's cart, stored as JSON under `cart-storage`."""
 
@@ -84,54 +132,90 @@ class CartState(rx.State):
     def _lines(self) -> list[cart.CartLine]:
         return cart.load_cart(self.cart_json)
 
+    #: The store catalogue as the cart last saw it ("" until the cart page asks): its status
+    #: ('demo', 'connected', 'error'), name, domain and message.
+    store_status: str = ""
+    store_name: str = ""
+    store_domain: str = ""
+    store_message: str = ""
+
     def _save(self, lines: object) -> None:
         self.cart_json = cart.dump_cart(lines)  # type: ignore[arg-type]
 
+    def _own_lines(self) -> list[cart.CartLine]:
+        return cart.own_lines(self._lines())
+
     @rx.var
     def total_quantity(self) -> int:
+        """Every line, ours and the store's: what the header badge shows."""
         return cart.total_quantity(self._lines())
 
     @rx.var
     def rows(self) -> list[CartRow]:
-        return [
-            CartRow(
-                id=line.product_id,
-                name=line.name,
-                size=line.size,
-                color=line.color,
-                options=options_text(line),
-                options_short=options_short(line),
-                image=line.image,
-                quantity=line.quantity,
-                price=format_usd(line.price_cents),
-                line_total=format_usd(line.line_total_cents),
-            )
-            for line in self._lines()
-        ]
+        """Our lines: what our order summary and checkout sell."""
+        return [_row(line) for line in self._own_lines()]
+
+    @rx.var
+    def store_rows(self) -> list[CartRow]:
+        """The store-catalogue lines, checked out on the store."""
+        return [_row(line) for line in cart.store_lines(self._lines())]
+
+    @rx.var
+    def has_own_lines(self) -> bool:
+        return bool(self._own_lines())
+
+    @rx.var
+    def has_store_lines(self) -> bool:
+        return bool(cart.store_lines(self._lines()))
 
     @rx.var
     def subtotal(self) -> str:
-        return format_usd(cart.cart_totals(self._lines()).subtotal_cents)
+        return format_usd(cart.cart_totals(self._own_lines()).subtotal_cents)
 
     @rx.var
     def shipping(self) -> str:
-        return format_usd(cart.cart_totals(self._lines()).shipping_cents)
+        return format_usd(cart.cart_totals(self._own_lines()).shipping_cents)
 
     @rx.var
     def total(self) -> str:
-        return format_usd(cart.cart_totals(self._lines()).total_cents)
+        return format_usd(cart.cart_totals(self._own_lines()).total_cents)
+
+    @rx.var
+    def store_subtotal(self) -> str:
+        return format_usd(cart.subtotal_cents(cart.store_lines(self._lines())))
+
+    @rx.var
+    def store_label(self) -> str:
+        """The store's name for the 'Checkout on <store name>' button."""
+        return self.store_name or self.store_domain or STORE_NAME_FALLBACK
+
+    @rx.var
+    def store_checkout_url(self) -> str:
+        """The store's cart permalink for the store lines; "" unless the store is connected."""
+        if self.store_status != STATUS_CONNECTED:
+            return ""
+        return cart.store_cart_permalink(self.store_domain, cart.store_lines(self._lines()))
+
+    @rx.var
+    def store_checkout_note(self) -> str:
+        """Why the store's Checkout button is disabled ("" when it opens the store's cart)."""
+        if self.store_status == STATUS_CONNECTED:
+            return "" if self.store_checkout_url else self.store_message
+        if self.store_status == STATUS_DEMO:
+            return STORE_CHECKOUT_DEMO
+        return self.store_message or STORE_CHECKOUT_CHECKING
 
     @rx.event
-    def increment(self, product_id: str, size: str, color: str = "") -> None:
-        self._save(cart.increment(self._lines(), product_id, size, color))
+    def increment(self, product_id: str, size: str, color: str = "", source: str = "") -> None:
+        self._save(cart.increment(self._lines(), product_id, size, color, source))
 
     @rx.event
-    def decrement(self, product_id: str, size: str, color: str = "") -> None:
-        self._save(cart.decrement(self._lines(), product_id, size, color))
+    def decrement(self, product_id: str, size: str, color: str = "", source: str = "") -> None:
+        self._save(cart.decrement(self._lines(), product_id, size, color, source))
 
     @rx.event
-    def remove(self, product_id: str, size: str, color: str = "") -> None:
-        self._save(cart.remove_line(self._lines(), product_id, size, color))
+    def remove(self, product_id: str, size: str, color: str = "", source: str = "") -> None:
+        self._save(cart.remove_line(self._lines(), product_id, size, color, source))
 
     @rx.event
     def clear(self) -> None:
@@ -139,17 +223,51 @@ class CartState(rx.State):
 
     @rx.event(background=True)
     async def refresh_prices(self):
-        """Bring the stored lines up to today's catalogue, so checkout never meets a stale price."""
+        """Bring the stored lines up to today's catalogues, so checkout never meets a stale price.
+
+        Our lines are repriced from our catalogue cache; store-catalogue lines from the store, each
+        product read once, and left as they are while the store cannot answer (never dropped for
+        an outage). The store's status is read too, for the store group's Checkout button."""
         async with self:
             lines = self._lines()
         if not lines:
             return
-        fresh, dropped = await asyncio.to_thread(_refreshed, lines)
+        ours, theirs = cart.split_by_source(lines)
+        catalogue = store_catalogue()
+        if theirs:  # only a cart with store lines shows the store's Checkout button
+            try:
+                status = await catalogue.status()
+            except Exception:  # a health check: an error shows as the reason, never as a crash
+                status = StoreStatus(STATUS_ERROR, STORE_UNREACHABLE)
+            async with self:
+                self.store_status, self.store_message = status.status, status.message
+                self.store_name, self.store_domain = status.shop_name, status.domain
+        fresh, dropped = await asyncio.to_thread(_refreshed, ours) if ours else ([], 0)
+        store_fresh = theirs
+        if theirs:
+            try:
+                store_fresh, store_dropped = await store_lines.repriced_store_lines(catalogue, theirs)
+                dropped += store_dropped
+            except StoreUnavailable:
+                store_fresh = theirs
         async with self:
             if self._lines() == lines:  # the shopper changed nothing meanwhile
-                self._save(fresh)
+                self._save([*fresh, *store_fresh])
         if dropped:
             yield rx.toast.warning(ITEMS_REMOVED)
+
+    @rx.event(background=True)
+    async def add_store_item(self, product_id: str, variant_id: str, quantity: int = 1):
+        """Add a store-catalogue variant: price, name, image and size (the variant title) come from
+        the store catalogue on the server, never from the browser; quantity within 1..99."""
+        try:
+            line = await store_lines.priced_store_line(store_catalogue(), product_id, variant_id, quantity)
+        except (NotFoundError, StoreUnavailable):
+            yield rx.toast.error(STORE_PRODUCT_ERROR_TITLE, description=STORE_PRODUCT_ERROR)
+            return
+        async with self:
+            self._save(cart.add_line(self._lines(), line))
+        yield rx.toast.success(STORE_ADDED_TITLE, description=f"{line.name} - {line.size}")
 
     async def _add_priced(
         self, price_line: Callable[[], cart.CartLine], then_go_to: str = ""

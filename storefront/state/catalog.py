@@ -128,7 +128,7 @@ def card_list(name: str) -> ClientStateVar:
     return ClientStateVar.create(name, default=[], global_ref=True)
 
 
-def _show_cards(cards_var: ClientStateVar, cards: list[ProductCard], append: bool) -> rx.event.EventSpec:
+def show_cards(cards_var: ClientStateVar, cards: list[ProductCard], append: bool) -> rx.event.EventSpec:
     """The event that puts a page of cards in the browser: appended, or replacing what it shows."""
     page = json.dumps(cards, separators=(",", ":"))
     if not append:
@@ -168,7 +168,7 @@ class PagedCardsState(rx.State, mixin=True):
             self.total = page["total"]
         self.has_more = bool(page["next_cursor"])
         self.loading, self.failed = False, False
-        return _show_cards(self._cards(), page["cards"], append)
+        return show_cards(self._cards(), page["cards"], append)
 
     async def _fetch(self, append: bool) -> AsyncIterator[rx.event.EventSpec]:
         """Fetch the first page or append the next one (from a background event)."""

@@ -165,7 +165,9 @@ class CheckoutState(rx.State):
             self.dialog_open = False
             self._payload = {}
             self._order_number, self._access_token = "", ""
-            (await self.get_state(CartState)).cart_json = cart.dump_cart([])
+            # The paid lines leave the cart; store-catalogue lines (checked out on the store) stay.
+            cart_state = await self.get_state(CartState)
+            cart_state.cart_json = cart.dump_cart(cart.store_lines(cart_state._lines()))
             return rx.toast.success(ORDER_PLACED, description=f"Order {number} has been submitted for fulfilment.")
         details = body.get("details")
         if isinstance(details, dict):

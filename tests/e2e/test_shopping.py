@@ -33,7 +33,7 @@ def add_to_cart(page: Page, href: str, size: str) -> None:
 
 def open_checkout(page: Page) -> None:
     open_page(page, "/cart")
-    page.get_by_role("button", name="Checkout").click()
+    page.get_by_role("button", name="Checkout", exact=True).click()
     expect(page.get_by_role("dialog", name="Complete Your Order")).to_be_visible()
 
 

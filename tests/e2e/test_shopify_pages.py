@@ -1,0 +1,204 @@
+"""The store catalogue (/shopify and /shopify/product/{id}) in a real browser, on the demo catalogue."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from storefront.services.shopify.catalogue import PRODUCT_FAILED, PRODUCTS_FAILED
+from storefront.state.shopify import STORE_PAGE_SIZE
+from tests.e2e.browser import open_page
+from tests.e2e.conftest import StoreProcess, StoreServer, reconfigured_store
+from tests.fakes.shopify_server import FakeShopifyServer
+
+# The demo catalogue's products (storefront/services/shopify/demo.py).
+CLASSIC_CREW_TEE = "8123456700001"  # Color x Size; XL costs more
+LONG_SLEEVE_TEE = "8123456700007"  # its description carries a script and an onerror handler
+DAD_CAP = "8123456700009"  # one option, 'Color', three variants
+TOTE_BAG = "8123456700008"  # one variant
+DEMO_PRODUCTS = 12
+HOODIES_AND_SWEATSHIRTS = {"Pullover Hoodie", "Zip-Up Hoodie", "Heavyweight Crewneck", "Kids Crewneck Sweatshirt"}
+
+
+def open_store(page: Page) -> None:
+    open_page(page, "/shopify")
+    expect(page.get_by_test_id("store-product-card")).to_have_count(DEMO_PRODUCTS)
+
+
+def card_titles(page: Page) -> list[str]:
+    return [t.strip() for t in page.get_by_test_id("store-product-title").all_inner_texts()]
+
+
+def test_the_store_list_shows_the_demo_banner_cards_prices_and_price_unavailable(page: Page) -> None:
+    open_store(page)
+    banner = page.get_by_test_id("store-demo-banner")
+    expect(banner).to_be_visible()
+    expect(banner).to_contain_text("Demo Mode")
+    expect(page.get_by_test_id("store-error-banner")).to_have_count(0)
+    jersey = page.get_by_test_id("store-product-card").filter(has_text="Custom Team Jersey")
+    expect(jersey.get_by_test_id("store-product-price")).to_have_text("Price unavailable")
+    tee = page.get_by_test_id("store-product-card").filter(has_text="Classic Crew Tee")
+    expect(tee.get_by_test_id("store-product-price")).to_have_text("$24.00")
+    expect(tee.get_by_role("link").first).to_have_attribute("href", f"/shopify/product/{CLASSIC_CREW_TEE}")
+    first_image = page.get_by_test_id("store-product-card").first.locator("img")
+    expect(first_image).to_have_attribute("loading", "eager")
+    expect(first_image).to_have_attribute("width", re.compile(r"^\d+$"))
+    expect(page.get_by_test_id("store-product-card").last.locator("img")).to_have_attribute("loading", "lazy")
+
+
+def test_searching_narrows_the_list_to_matching_titles(page: Page) -> None:
+    open_store(page)
+    page.get_by_role("textbox", name="Search products by title").fill("tee")
+    cards = page.get_by_test_id("store-product-card")
+    expect(cards).to_have_count(5)
+    assert all("tee" in title.lower() for title in card_titles(page)), card_titles(page)
+    page.get_by_role("textbox", name="Search products by title").fill("no such thing")
+    expect(page.get_by_text("No products found. Try adjusting your filters.", exact=True)).to_be_visible()
+
+
+def test_choosing_a_collection_filters_the_list_to_its_products(page: Page) -> None:
+    open_store(page)
+    page.get_by_role("combobox", name="Collection").click()
+    expect(page.get_by_role("option", name="All Collections", exact=True)).to_be_visible()
+    page.get_by_role("option", name="Hoodies & Sweatshirts", exact=True).click()
+    expect(page.get_by_test_id("store-product-card")).to_have_count(len(HOODIES_AND_SWEATSHIRTS))
+    assert set(card_titles(page)) == HOODIES_AND_SWEATSHIRTS
+    page.get_by_role("combobox", name="Collection").click()
+    page.get_by_role("option", name="All Collections", exact=True).click()
+    expect(page.get_by_test_id("store-product-card")).to_have_count(DEMO_PRODUCTS)
+
+
+def test_the_variant_selector_is_labelled_by_the_option_name_and_the_price_follows_it(page: Page) -> None:
+    open_page(page, f"/shopify/product/{CLASSIC_CREW_TEE}")
+    expect(page.get_by_role("heading", name="Classic Crew Tee")).to_be_visible()
+    add = page.get_by_role("button", name="Add to Cart")
+    expect(add).to_be_disabled()
+    selector = page.get_by_role("combobox", name="Color")
+    expect(selector).to_be_visible()
+    selector.click()
+    page.get_by_role("option", name="Black / XL", exact=True).click()
+    expect(page.get_by_test_id("store-product-price")).to_have_text("$26.00")
+    expect(add).to_be_enabled()
+    selector.click()
+    page.get_by_role("option", name="White / S", exact=True).click()
+    expect(page.get_by_test_id("store-product-price")).to_have_text("$24.00")
+    expect(page.get_by_test_id("store-vendor")).to_contain_text("Northline Apparel")
+    expect(page.get_by_test_id("store-type")).to_contain_text("T-Shirt")
+    expect(page.get_by_test_id("store-tag")).to_have_count(3)
+
+
+def test_a_product_with_one_option_is_labelled_by_it(page: Page) -> None:
+    open_page(page, f"/shopify/product/{DAD_CAP}")
+    expect(page.get_by_role("combobox", name="Color")).to_be_visible()
+
+
+def test_a_product_with_one_variant_has_no_selector_and_can_be_added_at_once(page: Page) -> None:
+    open_page(page, f"/shopify/product/{TOTE_BAG}")
+    expect(page.get_by_role("heading", name="Canvas Tote Bag")).to_be_visible()
+    expect(page.get_by_role("combobox")).to_have_count(0)
+    expect(page.get_by_role("button", name="Add to Cart")).to_be_enabled()
+
+
+def test_the_description_is_shown_sanitised(page: Page) -> None:
+    open_page(page, f"/shopify/product/{LONG_SLEEVE_TEE}")
+    description = page.get_by_test_id("store-product-description")
+    expect(description).to_contain_text("Long sleeves, same soft cotton.")
+    html = description.inner_html().lower()
+    assert "<script" not in html and "onerror" not in html and "onclick" not in html and "javascript:" not in html, html
+    expect(description.locator("script")).to_have_count(0)
+    expect(page.locator("[onerror]")).to_have_count(0)
+
+
+def test_the_quantity_cannot_go_below_one(page: Page) -> None:
+    open_page(page, f"/shopify/product/{CLASSIC_CREW_TEE}")
+    quantity = page.get_by_test_id("store-quantity")
+    minus = page.get_by_role("button", name="Decrease quantity")
+    expect(quantity).to_have_text("1")
+    expect(minus).to_be_disabled()
+    page.get_by_role("button", name="Increase quantity").click()
+    expect(quantity).to_have_text("2")
+    expect(minus).to_be_enabled()
+    minus.click()
+    expect(quantity).to_have_text("1")
+    expect(minus).to_be_disabled()
+
+
+def test_an_unknown_product_shows_product_not_found_with_a_link_back(page: Page) -> None:
+    for unknown in ("999", "not-a-number"):
+        open_page(page, f"/shopify/product/{unknown}")
+        expect(page.get_by_role("heading", name="Product Not Found", exact=True)).to_be_visible()
+        back = page.get_by_role("link", name="Back to Store Catalogue")
+        expect(back).to_have_attribute("href", "/shopify")
+    back.click()
+    expect(page).to_have_url(re.compile(r"/shopify$"))
+    expect(page.get_by_test_id("store-product-card")).to_have_count(DEMO_PRODUCTS)
+
+
+def test_adding_a_variant_with_quantity_three_puts_the_line_in_the_cart(page: Page) -> None:
+    open_page(page, f"/shopify/product/{CLASSIC_CREW_TEE}")
+    page.get_by_role("combobox", name="Color").click()
+    page.get_by_role("option", name="Black / XL", exact=True).click()
+    for _ in range(2):
+        page.get_by_role("button", name="Increase quantity").click()
+    expect(page.get_by_test_id("store-quantity")).to_have_text("3")
+    page.get_by_role("button", name="Add to Cart").click()
+    expect(page.get_by_text("Added to Cart", exact=True)).to_be_visible()
+
+    open_page(page, "/cart")
+    line = page.get_by_test_id("cart-line")
+    expect(line).to_have_count(1)
+    expect(line).to_contain_text("Classic Crew Tee")
+    expect(line).to_contain_text("Black / XL")
+    expect(line.get_by_test_id("line-quantity")).to_have_text("3")
+
+
+def shopify_settings(fake: FakeShopifyServer, token: str) -> dict[str, str]:
+    return {"SHOPIFY_STORE_DOMAIN": fake.domain, "SHOPIFY_ACCESS_TOKEN": token, "SHOPIFY_API_BASE": fake.base_url}
+
+
+@pytest.mark.reconfigures_store
+def test_a_connected_store_shows_no_banner_pages_with_load_more_and_cdn_srcsets(
+    page: Page, store: StoreServer, store_process: StoreProcess, tmp_path: Path
+) -> None:
+    with FakeShopifyServer() as fake, reconfigured_store(store, store_process, tmp_path, shopify_settings(fake, fake.token)):
+        active = len(fake.active_products())
+        assert active > STORE_PAGE_SIZE
+        open_page(page, "/shopify")
+        cards = page.get_by_test_id("store-product-card")
+        expect(cards).to_have_count(STORE_PAGE_SIZE)
+        for banner in ("store-demo-banner", "store-config-banner", "store-error-banner"):
+            expect(page.get_by_test_id(banner)).to_have_count(0)
+        image = cards.first.locator("img")
+        expect(image).to_have_attribute("srcset", re.compile(r"cdn\.shopify\.com/.*width=320 320w, .*width=640 640w"))
+        page.get_by_role("button", name="Load More").click()
+        expect(cards).to_have_count(active)
+        titles = card_titles(page)
+        assert len(set(titles)) == len(titles), "Load More repeated a product"
+        expect(page.get_by_role("button", name="Load More")).to_have_count(0)
+
+
+@pytest.mark.reconfigures_store
+def test_a_store_refusing_the_token_shows_the_warning_the_error_banner_and_the_toasts(
+    page: Page, store: StoreServer, store_process: StoreProcess, tmp_path: Path
+) -> None:
+    with FakeShopifyServer() as fake, reconfigured_store(store, store_process, tmp_path, shopify_settings(fake, "shpat_wrong")):
+        open_page(page, "/shopify")
+        expect(page.get_by_test_id("store-config-banner")).to_be_visible()
+        error_banner = page.get_by_test_id("store-error-banner")
+        expect(error_banner).to_be_visible()
+        expect(error_banner.get_by_role("link")).to_have_attribute("href", "/admin/login")
+        toast = page.locator("[data-sonner-toast]")
+        # Both calls fail; one toast is shown at a time, so either title may be the one on top.
+        expect(
+            toast.get_by_text("Error Loading Products", exact=True)
+            .or_(toast.get_by_text("Error Loading Collections", exact=True))
+            .first
+        ).to_be_visible()
+        expect(page.get_by_text(PRODUCTS_FAILED).first).to_be_visible()
+
+        open_page(page, "/shopify/product/8123456700001")
+        expect(toast.get_by_text("Error Loading Product", exact=True)).to_be_visible()
+        expect(toast.get_by_text(PRODUCT_FAILED, exact=True)).to_be_visible()

@@ -1,0 +1,144 @@
+"""Store-catalogue lines in the cart: their own group and checkout on the store, never ours."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from storefront.services.shopify.catalogue import parse_product
+from storefront.services.shopify.demo import DemoStoreCatalogue
+from tests.e2e.browser import open_page
+from tests.e2e.conftest import StoreProcess, StoreServer, reconfigured_store
+from tests.fakes.shopify_server import SHOP, FakeShopifyServer
+from tests.e2e.test_shopping import TEST_CARD, add_to_cart, fill_checkout, open_checkout, place_order, product_links
+
+STORE_NOTE = "The store catalogue is in demo mode: checking out these items needs a connected Shopify store"
+
+
+def demo_store_pick(tmp_path) -> tuple[dict, dict]:  # type: ignore[no-untyped-def]
+    """A product of the demo store catalogue (what the test store serves) and its last variant."""
+    raw = DemoStoreCatalogue(media_dir=tmp_path).raw_products()[0]
+    product = parse_product(raw)
+    variant = product.variants[-1]
+    return raw, {"id": str(variant.id), "title": variant.title, "price_cents": variant.price_cents}
+
+
+def seed_store_line(page: Page, raw: dict, variant: dict, quantity: int = 2) -> None:
+    """Put a store-catalogue line into the browser's stored cart, next to whatever is there."""
+    lines = json.loads(page.evaluate("() => localStorage.getItem('cart-storage') || '[]'"))
+    lines.append({
+        "id": str(raw["id"]), "name": raw["title"], "price": 1.0, "size": variant["title"], "image": "",
+        "quantity": quantity, "variantId": variant["id"], "source": "shopify",
+    })
+    page.evaluate("lines => localStorage.setItem('cart-storage', JSON.stringify(lines))", lines)
+
+
+def dollars(cents: int) -> str:
+    return f"${cents / 100:,.2f}"
+
+
+def test_the_cart_groups_store_lines_apart_from_ours(page: Page, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    raw, variant = demo_store_pick(tmp_path)
+    add_to_cart(page, product_links(page, "tee")[0], "M")
+    seed_store_line(page, raw, variant, quantity=2)
+    open_page(page, "/cart")
+
+    ours = page.get_by_test_id("own-lines").get_by_test_id("cart-line")
+    store_group = page.get_by_test_id("store-group")
+    expect(ours).to_have_count(1)
+    expect(store_group.get_by_test_id("cart-line")).to_have_count(1)
+    expect(store_group.get_by_text(raw["title"], exact=True)).to_be_visible()
+    expect(store_group.get_by_test_id("line-options")).to_have_text(variant["title"])
+    # The browser's price of 1.00 is not believed: the store line is repriced from the store.
+    expect(store_group.get_by_text(dollars(2 * variant["price_cents"]), exact=True).first).to_be_visible()
+
+    # Our order summary counts only our line.
+    our_line_total = ours.locator("span, p").filter(has_text=re.compile(r"^\$")).last.inner_text()
+    summary = page.get_by_test_id("order-summary")
+    expect(summary.get_by_text(our_line_total, exact=True).first).to_be_visible()
+
+    # Demo mode: the store's Checkout button explains that it needs a connected store.
+    button = store_group.get_by_test_id("store-checkout")
+    expect(button).to_be_disabled()
+    expect(button).to_have_text(re.compile(r"^Checkout on "))
+    expect(store_group.get_by_test_id("store-checkout-note")).to_contain_text(STORE_NOTE)
+
+    # Our checkout dialog sells only our line.
+    page.get_by_role("button", name="Checkout", exact=True).click()
+    dialog = page.get_by_role("dialog", name="Complete Your Order")
+    expect(dialog).to_be_visible()
+    expect(dialog.get_by_text(raw["title"])).to_have_count(0)
+
+
+def test_a_cart_of_store_lines_only_shows_no_checkout_of_ours(page: Page, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    raw, variant = demo_store_pick(tmp_path)
+    open_page(page, "/")
+    seed_store_line(page, raw, variant, quantity=1)
+    open_page(page, "/cart")
+    expect(page.get_by_test_id("store-group").get_by_test_id("cart-line")).to_have_count(1)
+    expect(page.get_by_test_id("order-summary")).to_have_count(0)
+    expect(page.get_by_role("button", name="Checkout", exact=True)).to_have_count(0)
+    expect(page.get_by_test_id("cart-badge")).to_have_text("1")
+
+    # The quantity buttons work on the store line like on ours.
+    page.get_by_test_id("store-group").get_by_role("button", name="Increase quantity").click()
+    expect(page.get_by_test_id("store-group").get_by_test_id("line-quantity")).to_have_text("2")
+    page.get_by_test_id("store-group").get_by_role("button", name="Remove").click()
+    expect(page.get_by_text("Your cart is empty", exact=True)).to_be_visible()
+
+
+def test_add_to_cart_on_a_store_product_page_adds_a_store_line(page: Page, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    raws = DemoStoreCatalogue(media_dir=tmp_path).raw_products()
+    tote = next(raw for raw in raws if len(raw["variants"]) == 1)
+    open_page(page, f"/shopify/product/{tote['id']}")
+    page.get_by_role("button", name="Add to Cart").click()
+    expect(page.get_by_text("Added to Cart", exact=True)).to_be_visible()
+    page.wait_for_function("() => (localStorage.getItem('cart-storage') || '').includes('shopify')")
+    (line,) = json.loads(page.evaluate("() => localStorage.getItem('cart-storage')"))
+    variant = tote["variants"][0]
+    assert (line["id"], line["variantId"], line["size"], line["source"]) == (
+        str(tote["id"]), str(variant["id"]), variant["title"], "shopify")
+    assert line["price"] == float(variant["price"])
+    open_page(page, "/cart")
+    expect(page.get_by_test_id("store-group").get_by_text(tote["title"], exact=True)).to_be_visible()
+
+
+@pytest.mark.reconfigures_store
+def test_a_connected_store_checkout_opens_the_store_cart_permalink_in_a_new_tab(
+    page: Page, store: StoreServer, store_process: StoreProcess, tmp_path: Path
+) -> None:
+    with FakeShopifyServer() as fake:
+        raw = next(p for _, p in sorted(fake.products.items()) if p["status"] == "active")
+        product = parse_product(raw)
+        variant = product.variants[0]
+        settings = {"SHOPIFY_STORE_DOMAIN": fake.domain, "SHOPIFY_ACCESS_TOKEN": fake.token,
+                    "SHOPIFY_API_BASE": fake.base_url}
+        with reconfigured_store(store, store_process, tmp_path, settings):
+            open_page(page, "/")
+            seed_store_line(page, raw, {"id": str(variant.id), "title": variant.title}, quantity=3)
+            open_page(page, "/cart")
+            group = page.get_by_test_id("store-group")
+            link = group.get_by_test_id("store-checkout")
+            expect(link).to_have_attribute("href", f"https://{SHOP['domain']}/cart/{variant.id}:3")
+            expect(link).to_have_attribute("target", "_blank")
+            expect(link).to_have_text(f"Checkout on {SHOP['name']}")
+            expect(group.get_by_test_id("store-checkout-note")).to_have_count(0)
+
+
+def test_paying_for_our_lines_keeps_the_store_lines_in_the_cart(page: Page, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    raw, variant = demo_store_pick(tmp_path)
+    add_to_cart(page, product_links(page, "tee")[0], "M")
+    seed_store_line(page, raw, variant, quantity=2)
+    open_checkout(page)
+    fill_checkout(page, TEST_CARD)
+    place_order(page)
+    expect(page.get_by_text("Order Placed Successfully!", exact=True)).to_be_visible()
+    kept = json.loads(page.evaluate("() => localStorage.getItem('cart-storage') || '[]'"))
+    assert [(line["id"], line.get("source"), line["quantity"]) for line in kept] == [(str(raw["id"]), "shopify", 2)]
+    open_page(page, "/cart")
+    expect(page.get_by_test_id("store-group").get_by_test_id("cart-line")).to_have_count(1)
+    expect(page.get_by_test_id("own-lines")).to_have_count(0)
