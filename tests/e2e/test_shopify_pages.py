@@ -179,6 +179,13 @@ def test_a_connected_store_shows_no_banner_pages_with_load_more_and_cdn_srcsets(
         assert len(set(titles)) == len(titles), "Load More repeated a product"
         expect(page.get_by_role("button", name="Load More")).to_have_count(0)
 
+        # The store starts failing with 5xx: after the client's bounded retries, the spec's toast.
+        fake.fail_with(503, times=None, path="/products.json")
+        page.get_by_placeholder("Search by title...").fill("zz-not-cached")
+        toast = page.locator("[data-sonner-toast]")
+        expect(toast.get_by_text("Error Loading Products", exact=True)).to_be_visible(timeout=20_000)
+        expect(toast.get_by_text(PRODUCTS_FAILED, exact=True)).to_be_visible()
+
 
 @pytest.mark.reconfigures_store
 def test_a_store_refusing_the_token_shows_the_warning_the_error_banner_and_the_toasts(
