@@ -80,7 +80,7 @@ def parse_quantity(value: object) -> int | None:
     return value if isinstance(value, int) else None
 
 
-def _clamp_quantity(quantity: int) -> int:
+def clamp_quantity(quantity: int) -> int:
     return max(MIN_LINE_QUANTITY, min(MAX_LINE_QUANTITY, quantity))
 
 
@@ -92,12 +92,12 @@ def add_line(lines: Sequence[CartLine], line: CartLine) -> tuple[CartLine, ...]:
     merged = False
     for existing in lines:
         if not merged and existing.key == line.key:
-            quantity = _clamp_quantity(existing.quantity + line.quantity)
+            quantity = clamp_quantity(existing.quantity + line.quantity)
             existing = replace(existing, quantity=quantity)
             merged = True
         result.append(existing)
     if not merged:
-        result.append(replace(line, quantity=_clamp_quantity(line.quantity)))
+        result.append(replace(line, quantity=clamp_quantity(line.quantity)))
     return tuple(result)
 
 
@@ -107,7 +107,7 @@ def set_quantity(
     """Set a line's quantity; below 1 is ignored (lines unchanged), above the maximum is capped."""
     if quantity < MIN_LINE_QUANTITY:
         return tuple(lines)
-    quantity = _clamp_quantity(quantity)
+    quantity = clamp_quantity(quantity)
     key = (source, product_id, color, size)
     return tuple(replace(line, quantity=quantity) if line.key == key else line for line in lines)
 
@@ -182,7 +182,7 @@ def store_cart_permalink(domain: str, lines: Iterable[CartLine]) -> str:
         if line.source != SOURCE_STORE or not (line.variant_id or "").isdigit():
             continue
         assert line.variant_id is not None
-        quantities[line.variant_id] = _clamp_quantity(quantities.get(line.variant_id, 0) + line.quantity)
+        quantities[line.variant_id] = clamp_quantity(quantities.get(line.variant_id, 0) + line.quantity)
     if not host or not quantities:
         return ""
     return f"https://{host}/cart/" + ",".join(f"{variant}:{quantity}" for variant, quantity in quantities.items())
@@ -265,7 +265,7 @@ def load_cart(raw: str | None) -> list[CartLine]:
             continue
         earlier = merged.get(line.key)
         if earlier is not None:
-            line = replace(earlier, quantity=_clamp_quantity(earlier.quantity + line.quantity))
+            line = replace(earlier, quantity=clamp_quantity(earlier.quantity + line.quantity))
         merged[line.key] = line
     return list(merged.values())
 
@@ -308,7 +308,7 @@ def _parse_item(entry: object) -> CartLine | None:
         price_cents=price_cents,
         size=size,
         image=image if isinstance(image, str) else "",
-        quantity=_clamp_quantity(quantity),
+        quantity=clamp_quantity(quantity),
         variant_id=_parse_id(entry.get("variantId")),
         color=color.strip() if isinstance(color, str) else "",
         source=source.strip().lower(),

@@ -25,7 +25,7 @@ def store_line(product: StoreProduct, variant_id: str, quantity: int) -> cart.Ca
         price_cents=variant.price_cents,
         size=variant.title or "Default Title",
         image=image.src if image is not None else "",
-        quantity=max(cart.MIN_LINE_QUANTITY, min(cart.MAX_LINE_QUANTITY, quantity)),
+        quantity=cart.clamp_quantity(quantity),
         variant_id=str(variant.id),
         source=cart.SOURCE_STORE,
     )
