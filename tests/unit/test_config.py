@@ -47,3 +47,10 @@ def test_a_bad_payment_limit_stops_the_store_with_its_name(monkeypatch: pytest.M
     monkeypatch.setenv("PAYMENT_REQUESTS_PER_MINUTE", value)
     with pytest.raises(ValueError, match="PAYMENT_REQUESTS_PER_MINUTE"):
         Settings()
+
+
+@pytest.mark.parametrize("name", ["TRYON_ENDPOINT", "TRYON_API_KEY"])
+def test_a_try_on_setting_not_wired_yet_stops_the_store_with_its_name(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    monkeypatch.setenv(name, "https://tryon.example")
+    with pytest.raises(ValueError, match=f"{name} is not supported yet"):
+        Settings()
