@@ -25,8 +25,8 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
+from http.server import BaseHTTPRequestHandler
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
@@ -47,6 +47,7 @@ from storefront.services.printify.provider import (
     paginate,
     validation_error,
 )
+from tests.fakes.loopback import LoopbackHTTPServer, LoopbackServer
 
 DEFAULT_TOKEN = "fake-printify-token"
 DEFAULT_SHOP = {"id": 4242, "title": "Fake Printify Shop", "sales_channel": "custom_integration"}
@@ -368,7 +369,9 @@ class FakePrintify:
         if match is None:
             return None
         if path not in self._mockups:
-            from storefront.services.demo_images import render_garment  # Pillow, only when images are asked for
+            from storefront.services.demo_images import (
+                render_garment,  # Pillow, only when images are asked for
+            )
             from storefront.services.printify.demo import COLOURS
 
             colours = {name.lower().replace(" ", "-"): hex_ for name, hex_ in COLOURS.items()}
@@ -751,7 +754,7 @@ class _Handler(BaseHTTPRequestHandler):
     # on delayed ACKs (~40 ms a request).
     wbufsize = -1
     disable_nagle_algorithm = True
-    server: _FakeHTTPServer
+    server: LoopbackHTTPServer
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -833,23 +836,12 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_PUT = do_DELETE = _serve
 
 
-class _FakeHTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    fake: FakePrintify
 
-
-class FakePrintifyServer(FakePrintify):
+class FakePrintifyServer(FakePrintify, LoopbackServer):
     """FakePrintify served over HTTP on 127.0.0.1 at a free port; `base_url` ends in /v1/."""
 
     def __init__(self, token: str = DEFAULT_TOKEN, **kwargs: Any) -> None:
         super().__init__(token, **kwargs)
-        self._httpd: _FakeHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    @property
-    def port(self) -> int:
-        assert self._httpd is not None, "start() the server first"
-        return self._httpd.server_address[1]
 
     @property
     def base_url(self) -> str:
@@ -857,29 +849,11 @@ class FakePrintifyServer(FakePrintify):
 
     def start(self, port: int = 0, *, serve_images: bool = False) -> FakePrintifyServer:
         """Serve on `port` (0: a free one); `serve_images` makes new products' mockups come from here."""
-        self._httpd = _FakeHTTPServer(("127.0.0.1", port), _Handler)
-        self._httpd.fake = self
+        self.serve(_Handler, port, "fake-printify")
         if serve_images:
             self.image_base = f"http://127.0.0.1:{self.port}/mockups"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="fake-printify", daemon=True)
-        self._thread.start()
         return self
 
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
 
 
 @pytest.fixture

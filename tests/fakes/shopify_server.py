@@ -29,11 +29,13 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
+from http.server import BaseHTTPRequestHandler
+from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
+
+from tests.fakes.loopback import LoopbackHTTPServer, LoopbackServer
 
 DEFAULT_TOKEN = "shpat_fake0000000000000000000000000"
 DEFAULT_VERSION = "2023-07"
@@ -496,7 +498,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     wbufsize = -1
     disable_nagle_algorithm = True
-    server: _FakeHTTPServer
+    server: LoopbackHTTPServer
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -553,24 +555,13 @@ class _Handler(BaseHTTPRequestHandler):
     do_POST = do_PUT = do_DELETE = do_GET
 
 
-class _FakeHTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    fake: FakeShopify
 
-
-class FakeShopifyServer(FakeShopify):
+class FakeShopifyServer(FakeShopify, LoopbackServer):
     """FakeShopify served over HTTP on 127.0.0.1; `base_url` is the /admin/api/{version}/ root."""
 
     def __init__(self, token: str = DEFAULT_TOKEN, *, version: str = DEFAULT_VERSION, **kwargs: Any) -> None:
         super().__init__(token, **kwargs)
         self.version = version
-        self._httpd: _FakeHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    @property
-    def port(self) -> int:
-        assert self._httpd is not None, "start() the server first"
-        return self._httpd.server_address[1]
 
     @property
     def domain(self) -> str:
@@ -581,27 +572,9 @@ class FakeShopifyServer(FakeShopify):
         return f"http://{self.domain}/admin/api/{self.version}/"
 
     def start(self, port: int = 0) -> FakeShopifyServer:
-        self._httpd = _FakeHTTPServer(("127.0.0.1", port), _Handler)
-        self._httpd.fake = self
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="fake-shopify", daemon=True)
-        self._thread.start()
+        self.serve(_Handler, port, "fake-shopify")
         return self
 
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
 
 
 @pytest.fixture

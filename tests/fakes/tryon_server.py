@@ -25,12 +25,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from email.parser import BytesParser
 from email.policy import HTTP
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
+from http.server import BaseHTTPRequestHandler
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 from PIL import Image
+
+from tests.fakes.loopback import LoopbackHTTPServer, LoopbackServer
 
 DEFAULT_API_KEY = "fake-tryon-key"
 DEFAULT_PORT = 8767
@@ -211,7 +213,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     wbufsize = -1
     disable_nagle_algorithm = True
-    server: _FakeHTTPServer
+    server: LoopbackHTTPServer
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -253,23 +255,12 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = do_POST = _serve
 
 
-class _FakeHTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    fake: FakeTryOn
 
-
-class FakeTryOnServer(FakeTryOn):
+class FakeTryOnServer(FakeTryOn, LoopbackServer):
     """FakeTryOn served over HTTP on 127.0.0.1 at a free port; `endpoint` has no trailing slash."""
 
     def __init__(self, api_key: str = DEFAULT_API_KEY, **kwargs: Any) -> None:
         super().__init__(api_key, **kwargs)
-        self._httpd: _FakeHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    @property
-    def port(self) -> int:
-        assert self._httpd is not None, "start() the server first"
-        return self._httpd.server_address[1]
 
     @property
     def endpoint(self) -> str:
@@ -277,28 +268,12 @@ class FakeTryOnServer(FakeTryOn):
 
     def start(self, port: int = 0) -> FakeTryOnServer:
         self.stopping.clear()
-        self._httpd = _FakeHTTPServer(("127.0.0.1", port), _Handler)
-        self._httpd.fake = self
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="fake-tryon", daemon=True)
-        self._thread.start()
+        self.serve(_Handler, port, "fake-tryon")
         return self
 
     def stop(self) -> None:
         self.stopping.set()
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
+        super().stop()
 
 
 @pytest.fixture
