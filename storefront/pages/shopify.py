@@ -46,56 +46,49 @@ BACK_TO_STORE = "Back to Store Catalogue"
 # ---------------------------------------------------------------------------------------- list
 
 
+def banner(icon: str, color: str, testid: str, title: str, *body: rx.Component) -> rx.Component:
+    """One status banner of the list page: an icon, a bold title and its lines."""
+    return rx.callout.root(
+        rx.callout.icon(rx.icon(icon)),
+        rx.vstack(rx.text(title, weight="bold"), *body, spacing="1"),
+        color_scheme=color,
+        width="100%",
+        data_testid=testid,
+    )
+
+
 def status_banners() -> rx.Component:
     """The spec's banners: demo mode (info), any status but 'connected' (configuration warning),
     and a failed request (error, with a link to the admin)."""
     return rx.vstack(
         rx.cond(
             L.show_demo_banner,
-            rx.callout.root(
-                rx.callout.icon(rx.icon("info")),
-                rx.vstack(
-                    rx.text(DEMO_BANNER_TITLE, weight="bold"),
-                    rx.text(L.status_message, size="2"),
-                    spacing="1",
-                ),
-                color_scheme="blue",
-                width="100%",
-                data_testid="store-demo-banner",
-            ),
+            banner("info", "blue", "store-demo-banner", DEMO_BANNER_TITLE, rx.text(L.status_message, size="2")),
         ),
         rx.cond(
             L.show_config_banner,
-            rx.callout.root(
-                rx.callout.icon(rx.icon("triangle-alert")),
-                rx.vstack(
-                    rx.text(CONFIG_BANNER_TITLE, weight="bold"),
-                    rx.text(CONFIG_BANNER_TEXT, size="2"),
-                    rx.cond(
-                        L.show_demo_banner,
-                        rx.fragment(),
-                        rx.text(L.status_message, size="2", data_testid="store-status-message"),
-                    ),
-                    spacing="1",
+            banner(
+                "triangle-alert",
+                "amber",
+                "store-config-banner",
+                CONFIG_BANNER_TITLE,
+                rx.text(CONFIG_BANNER_TEXT, size="2"),
+                rx.cond(
+                    L.show_demo_banner,
+                    rx.fragment(),
+                    rx.text(L.status_message, size="2", data_testid="store-status-message"),
                 ),
-                color_scheme="amber",
-                width="100%",
-                data_testid="store-config-banner",
             ),
         ),
         rx.cond(
             L.request_failed,
-            rx.callout.root(
-                rx.callout.icon(rx.icon("circle-alert")),
-                rx.vstack(
-                    rx.text(ERROR_BANNER_TITLE, weight="bold"),
-                    rx.text(ERROR_BANNER_TEXT, size="2"),
-                    rx.link(rx.button("Go to Admin", variant="outline", size="2"), href=ADMIN_LINK),
-                    spacing="2",
-                ),
-                color_scheme="red",
-                width="100%",
-                data_testid="store-error-banner",
+            banner(
+                "circle-alert",
+                "red",
+                "store-error-banner",
+                ERROR_BANNER_TITLE,
+                rx.text(ERROR_BANNER_TEXT, size="2"),
+                rx.link(rx.button("Go to Admin", variant="outline", size="2"), href=ADMIN_LINK),
             ),
         ),
         spacing="3",
