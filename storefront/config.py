@@ -1,88 +1,113 @@
-"""All settings, read from the environment once, with the embedded defaults of DESIGN.md."""
+"""All settings, read once from the environment and the project's `.env` file (the environment
+wins), with the embedded defaults of DESIGN.md. A bad value stops the start with a message naming
+the setting (`SettingsError`); `.env.example` and the README list every setting."""
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field
+import math
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+ENV_FILE = PROJECT_ROOT / ".env"
+DEFAULT_ADMIN_PASSWORD = "admin123"
+
+#: The try-on engines TRYON_ENGINE may name.
+TRYON_ENGINES = ("local", "remote")
+PRODUCTION = "production"
 
 
-def _env(name: str, default: str = "") -> str:
-    return os.environ.get(name, default).strip()
+class SettingsError(ValueError):
+    """A setting has a value the store cannot run with; the message names the setting."""
 
 
-def _positive_int(name: str, default: int) -> int:
-    """A whole number of at least 1; anything else stops the store with the setting's name."""
-    raw = _env(name)
-    if not raw:
-        return default
-    if not raw.isdigit() or int(raw) < 1:
-        raise ValueError(f"{name} must be a whole number of at least 1, got {raw!r}")
-    return int(raw)
+def _project_path(value: Path) -> Path:
+    return value if value.is_absolute() else PROJECT_ROOT / value
 
 
-def _not_wired_yet(name: str, arrives_with: str) -> str:
-    """A documented setting whose feature is not built yet: setting it stops the store and says so,
-    rather than being silently ignored."""
-    raw = _env(name)
-    if raw:
-        raise ValueError(f"{name} is not supported yet (it arrives with {arrives_with}); unset it to start the store")
-    return raw
+class Settings(BaseSettings):
+    """Every setting of the store; see .env.example for what each does. Empty values count as unset."""
 
+    model_config = SettingsConfigDict(
+        env_file=ENV_FILE,
+        env_file_encoding="utf-8",
+        env_ignore_empty=True,
+        extra="ignore",
+        frozen=True,
+        str_strip_whitespace=True,
+        case_sensitive=False,
+    )
 
-def _path(name: str, default: Path) -> Path:
-    raw = _env(name)
-    path = Path(raw) if raw else default
-    return path if path.is_absolute() else PROJECT_ROOT / path
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Every setting of the store; see .env.example for what each does."""
-
-    data_dir: Path = field(default_factory=lambda: _path("DATA_DIR", PROJECT_ROOT / "data"))
+    #: 'development' (the demo `make run` serves) or 'production' (refuses the demo's defaults).
+    store_env: Literal["development", "production"] = "development"
+    data_dir: Path = PROJECT_ROOT / "data"
+    #: Empty: SQLite in DATA_DIR (filled in below, so DATA_DIR moves it).
     db_url: str = ""
-    redis_url: str = field(default_factory=lambda: _env("REDIS_URL"))
-    port: int = field(default_factory=lambda: int(_env("PORT", "3000") or 3000))
-    printify_api_token: str = field(default_factory=lambda: _env("PRINTIFY_API_TOKEN"))
-    printify_shop_id: str = field(default_factory=lambda: _env("PRINTIFY_SHOP_ID"))
-    printify_webhook_secret: str = field(default_factory=lambda: _env("PRINTIFY_WEBHOOK_SECRET"))
-    printify_api_base: str = field(
-        default_factory=lambda: _env("PRINTIFY_API_BASE", "https://api.printify.com/v1/")
-    )
-    shopify_store_domain: str = field(default_factory=lambda: _env("SHOPIFY_STORE_DOMAIN"))
-    shopify_access_token: str = field(default_factory=lambda: _env("SHOPIFY_ACCESS_TOKEN"))
-    shopify_api_version: str = field(default_factory=lambda: _env("SHOPIFY_API_VERSION", "2023-07"))
+    redis_url: str = ""
+    port: int = Field(default=3000, ge=1, le=65535)
+    printify_api_token: str = ""
+    printify_shop_id: str = ""
+    printify_webhook_secret: str = ""
+    printify_api_base: str = "https://api.printify.com/v1/"
+    shopify_store_domain: str = ""
+    shopify_access_token: str = ""
+    shopify_api_version: str = "2023-07"
     #: Admin API root; empty: https://{SHOPIFY_STORE_DOMAIN}/admin/api/{SHOPIFY_API_VERSION}/ (tests point it at a fake).
-    shopify_api_base: str = field(default_factory=lambda: _env("SHOPIFY_API_BASE"))
-    tryon_endpoint: str = field(default_factory=lambda: _not_wired_yet("TRYON_ENDPOINT", "the try-on page"))
-    tryon_api_key: str = field(default_factory=lambda: _not_wired_yet("TRYON_API_KEY", "the try-on page"))
-    admin_username: str = field(default_factory=lambda: _env("ADMIN_USERNAME", "admin"))
-    admin_password: str = field(default_factory=lambda: _env("ADMIN_PASSWORD", "admin123"))
-    upload_dir: Path = field(default_factory=lambda: Path())
-    outbox_interval_seconds: float = field(
-        default_factory=lambda: float(_env("OUTBOX_INTERVAL_SECONDS", "5") or 5)
-    )
-    order_poll_interval_seconds: int = field(
-        default_factory=lambda: _positive_int("ORDER_POLL_INTERVAL_SECONDS", 600)
-    )
-    payment_requests_per_minute: int = field(
-        default_factory=lambda: _positive_int("PAYMENT_REQUESTS_PER_MINUTE", 20)
-    )
-    payment_declines_per_order: int = field(
-        default_factory=lambda: _positive_int("PAYMENT_DECLINES_PER_ORDER", 5)
-    )
+    shopify_api_base: str = ""
+    #: 'local' (MediaPipe, offline) or 'remote' (TRYON_ENDPOINT, falling back to local on failure);
+    #: empty: remote when TRYON_ENDPOINT is set, else local.
+    tryon_engine: str = ""
+    tryon_endpoint: str = ""
+    tryon_api_key: str = ""
+    tryon_timeout_seconds: float = Field(default=30.0, gt=0)
+    tryon_poll_interval_seconds: float = Field(default=2.0, gt=0)
+    tryon_max_wait_seconds: float = Field(default=120.0, gt=0)
+    admin_username: str = "admin"
+    admin_password: str = DEFAULT_ADMIN_PASSWORD
+    #: Empty: DATA_DIR/uploads (filled in below).
+    upload_dir: Path = Path()
+    outbox_interval_seconds: float = Field(default=5.0, gt=0)
+    order_poll_interval_seconds: int = Field(default=600, ge=1)
+    payment_requests_per_minute: int = Field(default=20, ge=1)
+    payment_declines_per_order: int = Field(default=5, ge=1)
 
-    def __post_init__(self) -> None:
+    def __init__(self, **values: Any) -> None:
+        try:
+            super().__init__(**values)
+        except ValidationError as error:
+            raise SettingsError(_explain(error)) from None
+
+    @field_validator("store_env", "tryon_engine", mode="before")
+    @classmethod
+    def _lower(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator(
+        "tryon_timeout_seconds", "tryon_poll_interval_seconds", "tryon_max_wait_seconds", "outbox_interval_seconds"
+    )
+    @classmethod
+    def _finite(cls, value: float) -> float:
+        if not math.isfinite(value):
+            raise ValueError("must be a finite number of seconds")
+        return value
+
+    @model_validator(mode="after")
+    def _derived_and_consistent(self) -> Settings:
         # Defaults that depend on data_dir are filled in here so DATA_DIR moves them all.
+        data_dir = _project_path(self.data_dir)
+        object.__setattr__(self, "data_dir", data_dir)
         if not self.db_url:
-            db_file = self.data_dir / "storefront.db"
-            object.__setattr__(self, "db_url", _env("DB_URL") or f"sqlite:///{db_file}")
-        if self.upload_dir == Path():
-            object.__setattr__(self, "upload_dir", _path("UPLOAD_DIR", self.data_dir / "uploads"))
+            object.__setattr__(self, "db_url", f"sqlite:///{data_dir / 'storefront.db'}")
+        upload_dir = data_dir / "uploads" if self.upload_dir == Path() else _project_path(self.upload_dir)
+        object.__setattr__(self, "upload_dir", upload_dir)
+        object.__setattr__(self, "tryon_engine", _tryon_engine(self))
+        if self.store_env == PRODUCTION:
+            _check_production(self)
+        return self
 
     @property
     def media_dir(self) -> Path:
@@ -97,7 +122,53 @@ class Settings:
     @property
     def admin_uses_default_password(self) -> bool:
         """True while no ADMIN_PASSWORD is set (whatever ADMIN_USERNAME says): the login shows the hint."""
-        return not _env("ADMIN_PASSWORD")
+        return "admin_password" not in self.model_fields_set
+
+
+def _tryon_engine(settings: Settings) -> str:
+    """TRYON_ENGINE, checked against TRYON_ENDPOINT: 'remote' needs an endpoint, and an endpoint
+    with 'local' would be ignored, so both stop the store; empty picks remote when an endpoint is set."""
+    engine, endpoint = settings.tryon_engine, settings.tryon_endpoint
+    if engine and engine not in TRYON_ENGINES:
+        raise ValueError(f"TRYON_ENGINE must be one of {', '.join(TRYON_ENGINES)}, got {engine!r}")
+    if engine == "remote" and not endpoint:
+        raise ValueError("TRYON_ENGINE=remote needs TRYON_ENDPOINT (the hosted try-on service's address)")
+    if engine == "local" and endpoint:
+        raise ValueError("TRYON_ENDPOINT is set but TRYON_ENGINE=local would ignore it; unset one of them")
+    if settings.tryon_api_key and not endpoint:
+        raise ValueError("TRYON_API_KEY is set but TRYON_ENDPOINT is not; set the endpoint or unset the key")
+    if endpoint and not endpoint.startswith(("http://", "https://")):
+        raise ValueError(f"TRYON_ENDPOINT must be an http:// or https:// address, got {endpoint!r}")
+    return engine or ("remote" if endpoint else "local")
+
+
+def _check_production(settings: Settings) -> None:
+    """STORE_ENV=production refuses what only a demo may run with (the default password, the demo
+    provider, unsigned webhooks)."""
+    if settings.admin_uses_default_password or settings.admin_password == DEFAULT_ADMIN_PASSWORD:
+        raise ValueError("STORE_ENV=production needs ADMIN_PASSWORD set to a password of your own")
+    if not settings.printify_api_token:
+        raise ValueError(
+            "STORE_ENV=production needs PRINTIFY_API_TOKEN: the embedded demo provider keeps its orders in"
+            " one process's memory and prints nothing"
+        )
+    if not settings.printify_webhook_secret:
+        raise ValueError(
+            "STORE_ENV=production needs PRINTIFY_WEBHOOK_SECRET (without it every provider webhook is refused)"
+        )
+
+
+def _explain(error: ValidationError) -> str:
+    """One line per bad setting, named as in the environment, with the value that was refused."""
+    lines = []
+    for problem in error.errors():
+        message = str(problem["msg"]).removeprefix("Value error, ")
+        if problem["loc"]:
+            name = str(problem["loc"][0]).upper()
+            lines.append(f"{name}: {message}, got {problem.get('input')!r}")
+        else:
+            lines.append(message)
+    return "Bad settings: " + "; ".join(lines)
 
 
 @lru_cache(maxsize=1)

@@ -296,3 +296,16 @@ class WebhookDelivery(SQLModel, table=True):
     topic: str = Field(max_length=64)
     resource_id: str = Field(default="", max_length=64)
     received_at: datetime = Field(default_factory=utcnow, index=True)
+
+
+class JobLease(SQLModel, table=True):
+    """Which process runs a job that one process at a time should run (services/job_leases.py)."""
+
+    __tablename__ = "job_lease"
+
+    name: str = Field(primary_key=True, max_length=64)
+    holder: str = Field(max_length=200)
+    #: The holder keeps the job until then (it renews while it works); then anyone may take it.
+    held_until: datetime
+    #: When a run of the job last finished (a start-up job done by another process is not redone).
+    finished_at: datetime | None = Field(default=None)

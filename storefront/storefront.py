@@ -23,17 +23,37 @@ from storefront.pages import (  # noqa: F401  (importing a page module registers
     product,
     products,
     shopify,
+    try_on,
 )
 from storefront.pages.admin import dashboard, login, products as admin_products  # noqa: F401
 from storefront.served_routes import served_routes
 from storefront.services.auth import DEFAULT_PASSWORD_WARNING
-from storefront.services.background import start_worker
+from storefront.services.background import Worker, start_worker
+from storefront.services.catalog_images import IDLE_SECONDS
+from storefront.services.job_leases import JobLeases, one_at_a_time
 from storefront.services.fulfilment import start_outbox_worker
-from storefront.services.order_tracking import OrderTracker, start_order_tracker
-from storefront.services.store_catalogue import start_catalogue_sync
+from storefront.services.order_tracking import TRACKING_JOB, OrderTracker, start_order_tracker
+from storefront.services.store_catalogue import SYNC_JOB, start_catalogue_sync
 
 settings = get_settings()
 api = create_api(settings)
+DEMO_PROVIDER_WORKERS_WARNING = (
+    "REDIS_URL is set for several workers, but the embedded demo provider keeps its orders in each"
+    " process's memory: an order sent by one worker is unknown to the others. Set PRINTIFY_API_TOKEN."
+)
+#: The image preparer's job: one process of the store prepares images (services/job_leases.py).
+IMAGES_JOB = "catalogue-images"
+
+
+def job_leases() -> JobLeases:
+    """This process's claims on the jobs one process of the store runs at a time."""
+    return JobLeases(api.state.services.session_factory)
+
+
+async def stop_and_release(worker: Worker, job: str) -> None:
+    """Stop a worker, then let its job go, so another process of the store takes it over at once."""
+    await asyncio.to_thread(worker.stop)
+    await asyncio.to_thread(job_leases().release, job)
 
 
 @contextlib.asynccontextmanager
@@ -56,11 +76,11 @@ async def order_tracker() -> AsyncIterator[None]:
     tracker = OrderTracker(
         services.session_factory, services.provider, wiring.store_shop(settings), interval=timedelta(seconds=interval)
     )
-    worker = start_order_tracker(tracker, every_seconds=min(60.0, interval))
+    worker = start_order_tracker(tracker, every_seconds=min(60.0, interval), leases=job_leases())
     try:
         yield
     finally:
-        await asyncio.to_thread(worker.stop)
+        await stop_and_release(worker, TRACKING_JOB)
 
 
 @contextlib.asynccontextmanager
@@ -82,22 +102,27 @@ async def catalogue_sync() -> AsyncIterator[None]:
         yield
         return
     services = api.state.services
-    worker = start_catalogue_sync(services.session_factory, services.provider, wiring.store_shop(settings))
+    worker = start_catalogue_sync(
+        services.session_factory, services.provider, wiring.store_shop(settings), leases=job_leases()
+    )
     try:
         yield
     finally:
-        await asyncio.to_thread(worker.stop)
+        await stop_and_release(worker, SYNC_JOB)
 
 
 @contextlib.asynccontextmanager
 async def catalogue_images() -> AsyncIterator[None]:
     """Prepare the renditions of catalogue images that arrive by sync or webhook."""
     preparer = wiring.image_preparer(settings, api.state.services.session_factory)
-    worker = start_worker("catalogue-images", preparer.step)
+    step = one_at_a_time(
+        job_leases(), IMAGES_JOB, preparer.step, lease_seconds=IDLE_SECONDS * 3, idle_seconds=IDLE_SECONDS
+    )
+    worker = start_worker("catalogue-images", step)
     try:
         yield
     finally:
-        await asyncio.to_thread(worker.stop)
+        await stop_and_release(worker, IMAGES_JOB)
 
 
 app = rx.App(
@@ -130,6 +155,8 @@ async def startup_warnings(checked: Settings = settings) -> AsyncIterator[None]:
     """Say loudly at start-up what an owner must fix before going live."""
     if checked.admin_uses_default_password:
         logging.getLogger("storefront").warning(DEFAULT_PASSWORD_WARNING)
+    if checked.redis_url and checked.uses_demo_provider:
+        logging.getLogger("storefront").warning(DEMO_PROVIDER_WORKERS_WARNING)
     yield
 
 

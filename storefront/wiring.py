@@ -20,6 +20,8 @@ from storefront.services.printify.provider import PrintProvider
 from storefront.services.provider_status import ProviderHealth, StoreShop
 from storefront.services.shopify.catalogue import StoreCatalogue
 from storefront.services.shopify.demo import DemoStoreCatalogue
+from storefront.services.tryon.engine import TryOnEngine
+from storefront.services.tryon.remote import RemoteTryOnEngine
 
 DEMO_MEDIA_URL = "/uploads/demo"
 #: Where the demo store catalogue's drawings are written (under upload_dir) and served.
@@ -50,6 +52,31 @@ def store_catalogue(settings: Settings) -> StoreCatalogue:
 
         return ShopifyCatalogue(settings)
     return DemoStoreCatalogue(media_dir=settings.upload_dir / "demo" / "shopify", media_url=DEMO_STORE_MEDIA_URL)
+
+
+def tryon_engine(settings: Settings) -> TryOnEngine:
+    """The local engine (MediaPipe, offline), or with TRYON_ENGINE=remote the hosted service at
+    TRYON_ENDPOINT falling back to the local engine whenever it fails."""
+    # Imported here: MediaPipe takes a second to import, and only a try-on needs it.
+    from storefront.services.tryon.local import LocalTryOnEngine
+
+    local = LocalTryOnEngine()
+    if settings.tryon_engine != "remote":
+        return local
+    return RemoteTryOnEngine(
+        settings.tryon_endpoint,
+        settings.tryon_api_key,
+        timeout=settings.tryon_timeout_seconds,
+        poll_interval=settings.tryon_poll_interval_seconds,
+        max_wait=settings.tryon_max_wait_seconds,
+        fallback=local,
+    )
+
+
+@lru_cache(maxsize=4)
+def shared_tryon_engine(settings: Settings) -> TryOnEngine:
+    """The one try-on engine of this process: its models are loaded once and kept."""
+    return tryon_engine(settings)
 
 
 def image_preparer(settings: Settings, session_factory: Callable[[], Session]) -> CatalogImagePreparer:

@@ -3,31 +3,15 @@
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator
 
 import pytest
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Engine
 
 from storefront.db import make_engine, migrate
+from tests.databases import temporary_database
 
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "").strip()
-
-
-def _postgres_database() -> Iterator[str]:
-    """Create a uniquely named database on the server of TEST_DATABASE_URL, drop it afterwards."""
-    server = make_url(TEST_DATABASE_URL)
-    name = f"storefront_test_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(server, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield server.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -38,7 +22,8 @@ def database_url(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
         return
     if not TEST_DATABASE_URL:
         pytest.skip("PostgreSQL tests need TEST_DATABASE_URL (set by .ci/run)")
-    yield from _postgres_database()
+    with temporary_database(TEST_DATABASE_URL, "storefront_test") as url:
+        yield url
 
 
 @pytest.fixture

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Body, Depends, Header, Request
 from fastapi.responses import JSONResponse
 
 from storefront.api.errors import error_response
 from storefront.api.orders import client_address
+from storefront.api.schemas import LoginAnswer, LoginErrorBody, LoginRequest, SessionAnswer, Success, dump, errors
 from storefront.services.auth import SignedIn
 from storefront.services.errors import ServiceError
 
@@ -27,10 +26,18 @@ def require_admin(request: Request, token: str | None = Header(None, alias=ADMIN
 ADMIN_ONLY = [Depends(require_admin)]
 
 
-@router.post("/api/admin/login")
-def login(request: Request, payload: Any = Body(None)) -> JSONResponse:
+#: What every admin route may answer besides its own statuses.
+ADMIN_ERRORS = errors(401, 422)
+
+
+@router.post(
+    "/api/admin/login",
+    response_model=LoginAnswer,
+    responses=errors(401, 422, 429, model=LoginErrorBody, d401="Invalid username or password"),
+)
+def login(request: Request, payload: LoginRequest | None = Body(None)) -> JSONResponse:
     """{username, password} -> {token}; on failure {message} (the spec's shape) plus error/details."""
-    data = payload if isinstance(payload, dict) else {}
+    data = dump(payload)
     try:
         token = request.app.state.services.auth.login(data.get("username"), data.get("password"), client_address(request))
     except ServiceError as exc:
@@ -38,17 +45,17 @@ def login(request: Request, payload: Any = Body(None)) -> JSONResponse:
     return JSONResponse({"token": token})
 
 
-admin_router = APIRouter(dependencies=ADMIN_ONLY)
+admin_router = APIRouter(dependencies=ADMIN_ONLY, responses=ADMIN_ERRORS)
 
 
-@admin_router.post("/api/admin/logout")
+@admin_router.post("/api/admin/logout", response_model=Success)
 def logout(request: Request, token: str | None = Header(None, alias=ADMIN_TOKEN_HEADER)) -> dict[str, bool]:
     """Revoke this session; its token opens nothing from now on."""
     request.app.state.services.auth.logout(token)
     return {"success": True}
 
 
-@admin_router.get("/api/admin/session")
+@admin_router.get("/api/admin/session", response_model=SessionAnswer)
 def session(signed_in: SignedIn = Depends(require_admin)) -> dict[str, str]:
     """Who is signed in and until when."""
     return {"username": signed_in.username, "expiresAt": signed_in.expires_at.isoformat()}

@@ -10,16 +10,17 @@ from typing import Any
 from fastapi import APIRouter, Depends, Query, Response
 from sqlmodel import Session
 
-from storefront.api.admin import ADMIN_ONLY
-from storefront.api.orders import get_session
+from storefront.api.admin import ADMIN_ERRORS, ADMIN_ONLY
+from storefront.api.sessions import SessionRoute, get_session
+from storefront.api.schemas import OrderPage, RetryAnswer, errors
 from storefront.services import admin_orders
 
-router = APIRouter(dependencies=ADMIN_ONLY, tags=["admin: orders"])
+router = APIRouter(dependencies=ADMIN_ONLY, responses=ADMIN_ERRORS, tags=["admin: orders"], route_class=SessionRoute)
 
 CSV_FILENAME = "orders.csv"
 
 
-@router.get("/api/orders")
+@router.get("/api/orders", response_model=OrderPage)
 def list_orders(
     limit: str | None = Query(None, description=f"Orders per page, 1 to {admin_orders.MAX_PAGE_SIZE}"),
     cursor: str | None = Query(None, description="nextCursor of the previous page; none for the newest orders"),
@@ -45,7 +46,7 @@ def export_orders(session: Session = Depends(get_session)) -> Response:
     )
 
 
-@router.post("/api/orders/{order_id}/retry-fulfilment")
+@router.post("/api/orders/{order_id}/retry-fulfilment", response_model=RetryAnswer, responses=errors(404, 409))
 def retry_fulfilment(order_id: str, session: Session = Depends(get_session)) -> dict[str, Any]:
     """Send a paid order the provider refused to it once more (409 unless it needs attention)."""
     order = admin_orders.retry_fulfilment(session, order_id)

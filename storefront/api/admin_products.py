@@ -9,20 +9,44 @@ errors go through the app's handler ({"error", "details"}).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Query, Request
+from fastapi import APIRouter, Body, Path, Query, Request
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from sqlmodel import Session
 
-from storefront.api.admin import ADMIN_ONLY
+from storefront.api.admin import ADMIN_ERRORS, ADMIN_ONLY
+from storefront.api.schemas import (
+    CategoryChange,
+    CategoryProducts,
+    EditorSave,
+    MarginAnswer,
+    PriceSync,
+    ProductCreate,
+    ProductPage,
+    ProductRowAnswer,
+    ProductSync,
+    ProviderErrorBody,
+    ProviderProductAnswer,
+    ProviderProductUpdate,
+    PublishRequest,
+    DB_INT_MAX,
+    DB_INT_MIN,
+    ShopSync,
+    VisibilityChange,
+    dump,
+    errors,
+)
 from storefront.services import admin_catalog, catalog
 from storefront.services.errors import NotFoundError, ValidationError
 from storefront.services.money import cents_to_dollars
 from storefront.services.printify.errors import ProviderError
 from storefront.services.printify.provider import PrintProvider
 
-router = APIRouter(dependencies=ADMIN_ONLY, tags=["products (admin)"])
+router = APIRouter(dependencies=ADMIN_ONLY, responses=ADMIN_ERRORS, tags=["products (admin)"])
+#: A provider shop id, within the database's integer range.
+ShopId = Annotated[int, Path(ge=DB_INT_MIN, le=DB_INT_MAX)]
 #: The public catalogue reads of section 7 (shown products only).
 public_router = APIRouter(tags=["products"])
 
@@ -30,7 +54,6 @@ SHOP_PRODUCTS = "/api/printify/shops/{shop_id}/products"
 SHOP_PRODUCT = SHOP_PRODUCTS + "/{product_id}"
 PRODUCT = "/api/products/{product_id}"
 CATEGORY_PAGE_SIZE = 50
-NOT_AN_OBJECT = "Send a JSON object"
 
 
 def _provider(request: Request) -> PrintProvider:
@@ -41,13 +64,19 @@ def _session(request: Request) -> Session:
     return request.app.state.services.session_factory()
 
 
-def _object(payload: Any) -> dict[str, Any]:
-    """The JSON body as a dict; an empty or missing body is {}."""
-    if payload is None:
-        return {}
-    if not isinstance(payload, dict):
-        raise ValidationError(NOT_AN_OBJECT)
-    return payload
+def _object(payload: BaseModel | None) -> dict[str, Any]:
+    """The body as the dict the service reads (only the fields sent); a missing body is {}.
+    A body that is not an object is FastAPI's 422."""
+    return dump(payload)
+
+
+#: What a provider-backed route may answer besides 200: the provider's refusal (404 for an unknown
+#: shop or product, 502 when it failed), the service's 404/409/422, and 500 when the provider took
+#: a change the cache could not record.
+PROVIDER_ERRORS = {
+    **errors(404, 409, 422),
+    **errors(500, 502, model=ProviderErrorBody),
+}
 
 
 def _refused(failure: str, action: Callable[[], Any], status_code: int = 200) -> JSONResponse:
@@ -74,14 +103,14 @@ def _row_answer(row: admin_catalog.AdminProductRow) -> dict[str, Any]:
 # --------------------------------------------------------------------------- /api/printify/shops/...
 
 
-@router.get(SHOP_PRODUCTS)
+@router.get(SHOP_PRODUCTS, response_model=ProductPage, responses=errors(422))
 def list_shop_products(
     request: Request,
-    shop_id: int,
+    shop_id: ShopId,
     q: str = "",
     category: str | None = None,
-    limit: int = admin_catalog.DEFAULT_PAGE_SIZE,
-    offset: int = 0,
+    limit: int = Query(admin_catalog.DEFAULT_PAGE_SIZE, ge=DB_INT_MIN, le=DB_INT_MAX),
+    offset: int = Query(0, ge=DB_INT_MIN, le=DB_INT_MAX),
 ) -> dict[str, Any]:
     """A page of the shop's products from the catalogue cache (hidden and unpublished included),
     newest first; `q` searches title and description. {data, total, limit, offset, hasMore}."""
@@ -98,16 +127,16 @@ def list_shop_products(
     }
 
 
-@router.get(SHOP_PRODUCT)
-def get_shop_product(request: Request, shop_id: int, product_id: str) -> JSONResponse:
+@router.get(SHOP_PRODUCT, response_model=ProviderProductAnswer, responses=PROVIDER_ERRORS)
+def get_shop_product(request: Request, shop_id: ShopId, product_id: str) -> JSONResponse:
     """The product as the provider has it now (costs and lock state included): {data}."""
     return _refused(
         admin_catalog.FAILED_TO_LOAD_PRODUCTS, lambda: {"data": _provider(request).get_product(shop_id, product_id)}
     )
 
 
-@router.get(SHOP_PRODUCT + "/margins")
-def get_shop_product_margins(request: Request, shop_id: int, product_id: str) -> JSONResponse:
+@router.get(SHOP_PRODUCT + "/margins", response_model=MarginAnswer, responses=PROVIDER_ERRORS)
+def get_shop_product_margins(request: Request, shop_id: ShopId, product_id: str) -> JSONResponse:
     """Each variant's price, provider cost and margin in cents, with the provider's current costs."""
     return _refused(
         admin_catalog.FAILED_TO_LOAD_PRODUCTS,
@@ -120,8 +149,8 @@ def get_shop_product_margins(request: Request, shop_id: int, product_id: str) ->
     )
 
 
-@router.post(SHOP_PRODUCTS, status_code=201)
-def create_shop_product(request: Request, shop_id: int, payload: Any = Body(None)) -> JSONResponse:
+@router.post(SHOP_PRODUCTS, status_code=201, response_model=ProductRowAnswer, responses=PROVIDER_ERRORS)
+def create_shop_product(request: Request, shop_id: ShopId, payload: ProductCreate | None = Body(None)) -> JSONResponse:
     """Create a product: {title, description, blueprint_id (or blueprintId), print_provider_id (or
     printProviderId), price in dollars (default 29.99)}; every catalogue variant of the product type
     is enabled at that price (variants sent by the browser are not trusted). 201 {data}."""
@@ -134,9 +163,9 @@ def create_shop_product(request: Request, shop_id: int, payload: Any = Body(None
     return _refused(admin_catalog.FAILED_TO_CREATE_PRODUCT, create, status_code=201)
 
 
-@router.post(SHOP_PRODUCT + "/publish")
+@router.post(SHOP_PRODUCT + "/publish", response_model=ProductRowAnswer, responses=PROVIDER_ERRORS)
 def publish_shop_product(
-    request: Request, shop_id: int, product_id: str, payload: Any = Body(None)
+    request: Request, shop_id: ShopId, product_id: str, payload: PublishRequest | None = Body(None)
 ) -> JSONResponse:
     """Publish the product to the storefront (body {publish_to_storefront: true} or empty): {data}."""
     _object(payload)
@@ -148,8 +177,8 @@ def publish_shop_product(
     return _refused(admin_catalog.FAILED_TO_PUBLISH_PRODUCT, publish)
 
 
-@router.post(SHOP_PRODUCT + "/unpublish")
-def unpublish_shop_product(request: Request, shop_id: int, product_id: str) -> JSONResponse:
+@router.post(SHOP_PRODUCT + "/unpublish", response_model=ProductRowAnswer, responses=PROVIDER_ERRORS)
+def unpublish_shop_product(request: Request, shop_id: ShopId, product_id: str) -> JSONResponse:
     """Take the product off the storefront: {data}."""
 
     def unpublish() -> dict[str, Any]:
@@ -159,8 +188,10 @@ def unpublish_shop_product(request: Request, shop_id: int, product_id: str) -> J
     return _refused(admin_catalog.FAILED_TO_PUBLISH_OR_UNPUBLISH, unpublish)
 
 
-@router.put(SHOP_PRODUCT)
-def update_shop_product(request: Request, shop_id: int, product_id: str, payload: Any = Body(None)) -> JSONResponse:
+@router.put(SHOP_PRODUCT, response_model=ProductRowAnswer, responses=PROVIDER_ERRORS)
+def update_shop_product(
+    request: Request, shop_id: ShopId, product_id: str, payload: ProviderProductUpdate | None = Body(None)
+) -> JSONResponse:
     """Change the product at the provider, then in the cache: {tags: [...]} or {title, description,
     variants: [{id, price (cents)}]}. {data}."""
     changes = _object(payload)
@@ -174,8 +205,8 @@ def update_shop_product(request: Request, shop_id: int, product_id: str, payload
     return _refused(admin_catalog.FAILED_TO_UPDATE_IN_PRINTIFY, update)
 
 
-@router.post("/api/printify/shops/{shop_id}/sync")
-def sync_shop(request: Request, shop_id: int) -> JSONResponse:
+@router.post("/api/printify/shops/{shop_id}/sync", response_model=ShopSync, responses=PROVIDER_ERRORS)
+def sync_shop(request: Request, shop_id: ShopId) -> JSONResponse:
     """Copy every product of the shop into the catalogue cache and drop those the provider no
     longer has: {synced, removed}."""
 
@@ -190,8 +221,8 @@ def sync_shop(request: Request, shop_id: int) -> JSONResponse:
 # --------------------------------------------------------------------------- /api/products/{id}/...
 
 
-@router.put(PRODUCT + "/update")
-def update_product(request: Request, product_id: str, payload: Any = Body(None)) -> JSONResponse:
+@router.put(PRODUCT + "/update", response_model=ProductRowAnswer, responses=PROVIDER_ERRORS)
+def update_product(request: Request, product_id: str, payload: EditorSave | None = Body(None)) -> JSONResponse:
     """The editor's Save: {title, description, price (dollars), category, shopId}; the provider gets
     title, description and every variant's price, the cache those and the category. {data}."""
     body = _object(payload)
@@ -214,8 +245,8 @@ def update_product(request: Request, product_id: str, payload: Any = Body(None))
     return _refused(admin_catalog.FAILED_TO_UPDATE_PRODUCT, update)
 
 
-@router.put(PRODUCT + "/category")
-def set_category(request: Request, product_id: str, payload: Any = Body(None)) -> JSONResponse:
+@router.put(PRODUCT + "/category", response_model=ProductRowAnswer, responses=PROVIDER_ERRORS)
+def set_category(request: Request, product_id: str, payload: CategoryChange | None = Body(None)) -> JSONResponse:
     """Place the product in a collection ({category, shopId}): provider tags, then the cache. {data}."""
     body = _object(payload)
     category = admin_catalog.category_key(body.get("category"))
@@ -228,16 +259,16 @@ def set_category(request: Request, product_id: str, payload: Any = Body(None)) -
     return _refused(admin_catalog.FAILED_TO_UPDATE_IN_PRINTIFY, place)
 
 
-@router.put(PRODUCT + "/visibility")
-def set_visibility(request: Request, product_id: str, payload: Any = Body(None)) -> dict[str, Any]:
+@router.put(PRODUCT + "/visibility", response_model=ProductRowAnswer, responses=errors(404, 422))
+def set_visibility(request: Request, product_id: str, payload: VisibilityChange | None = Body(None)) -> dict[str, Any]:
     """Show or hide the product on the storefront ({isActive: true|false}): {data}."""
     body = _object(payload)
     with _session(request) as session:
         return _row_answer(admin_catalog.set_visibility(session, product_id, body.get("isActive")))
 
 
-@router.post(PRODUCT + "/sync-price")
-def sync_price(request: Request, product_id: str, payload: Any = Body(None)) -> JSONResponse:
+@router.post(PRODUCT + "/sync-price", response_model=ProductRowAnswer, responses=PROVIDER_ERRORS)
+def sync_price(request: Request, product_id: str, payload: PriceSync | None = Body(None)) -> JSONResponse:
     """Every variant to one price ({price (dollars), shopId}), at the provider then in the cache. {data}."""
     body = _object(payload)
     admin_catalog.parse_price(body.get("price"))  # a bad price is refused before anything else
@@ -252,8 +283,8 @@ def sync_price(request: Request, product_id: str, payload: Any = Body(None)) -> 
     return _refused(admin_catalog.FAILED_TO_SYNC_PRICE_WITH_PRINTIFY, sync)
 
 
-@router.post(PRODUCT + "/sync")
-def sync_product(request: Request, product_id: str, payload: Any = Body(None)) -> JSONResponse:
+@router.post(PRODUCT + "/sync", response_model=ProductRowAnswer, responses=PROVIDER_ERRORS)
+def sync_product(request: Request, product_id: str, payload: ProductSync | None = Body(None)) -> JSONResponse:
     """Copy the product from the provider into the cache again ({shopId}); `printifyData` from the
     browser is not trusted, the provider's own copy is read instead. {data}."""
     shop_id = _shop_for(request, product_id, _object(payload))
@@ -281,12 +312,12 @@ def _category_product(product: catalog.ProductSummary) -> dict[str, Any]:
     }
 
 
-@public_router.get("/api/products/category/{category}")
+@public_router.get("/api/products/category/{category}", response_model=CategoryProducts, responses=errors(404, 422))
 def category_products(
     request: Request,
     category: str,
     limit: int = Query(CATEGORY_PAGE_SIZE, ge=1, le=admin_catalog.MAX_PAGE_SIZE),
-    offset: int = Query(0, ge=0),
+    offset: int = Query(0, ge=0, le=DB_INT_MAX),
 ) -> dict[str, Any]:
     """The products a collection page shows (visible and published), newest first: {data, total}."""
     try:

@@ -9,12 +9,15 @@ from functools import cached_property
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from storefront import db, wiring
-from storefront.api import admin, admin_orders, admin_products, events, orders, payments, uploads, webhooks
+from storefront.api import admin, admin_orders, admin_products, events, orders, payments, tryon, uploads, webhooks
+from storefront.api.database_errors import answer_database_outages
 from storefront.api.errors import error_response
+from storefront.api.schemas import errors
 from storefront.api.static import IMMUTABLE, ONE_HOUR, CachedStaticFiles
 from storefront.api import provider as provider_routes
 from storefront.api import shopify as shopify_routes
@@ -28,11 +31,15 @@ from storefront.services.payments import PaymentGateway, TestPaymentGateway
 from storefront.services.printify.provider import PrintProvider
 from storefront.services.provider_status import ProviderHealth
 from storefront.services.rate_limit import RateLimiter
+from storefront.services.tryon.engine import TryOnEngine
 
 INVALID_REQUEST = "Invalid request"
 TOO_MANY_REFRESHES = "Too many configuration refreshes from your address. Please wait a minute and try again."
 REFRESHES_PER_MINUTE = 5
 TOO_MANY_PAYMENT_REQUESTS = "Too many payment attempts from your address. Please wait a minute and try again."
+TOO_MANY_TRY_ONS = "Too many try-ons from your address. Please wait a minute and try again."
+#: A try-on costs about a second of CPU: this many per client address and minute.
+TRY_ONS_PER_MINUTE = 20
 
 
 class ApiServices:
@@ -45,11 +52,13 @@ class ApiServices:
         gateway: PaymentGateway | None = None,
         provider: PrintProvider | None = None,
         clock: Callable[[], datetime] = utcnow,
+        tryon_engine: TryOnEngine | None = None,
     ) -> None:
         self.settings = settings
         self._engine = engine
         self._gateway = gateway
         self._provider = provider
+        self._tryon_engine = tryon_engine
         #: What limits, sessions and payments read the time from (tests pin it).
         self.clock = clock
 
@@ -103,6 +112,21 @@ class ApiServices:
         )
 
     @cached_property
+    def tryon_limiter(self) -> RateLimiter:
+        """Try-ons per client address and minute."""
+        return RateLimiter(
+            self.session_factory,
+            limit=TRY_ONS_PER_MINUTE,
+            window_seconds=60,
+            message=TOO_MANY_TRY_ONS,
+            clock=self.clock,
+        )
+
+    @cached_property
+    def tryon_engine(self) -> TryOnEngine:
+        return self._tryon_engine or wiring.shared_tryon_engine(self.settings)
+
+    @cached_property
     def provider(self) -> PrintProvider:
         return self._provider or wiring.shared_print_provider(self.settings)
 
@@ -130,6 +154,15 @@ async def _request_error(_request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"error": INVALID_REQUEST, "details": details}, status_code=422)
 
 
+async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
+    """Starlette's and FastAPI's own refusals (a body that cannot be decoded, an unknown path or
+    method) in the API's shape: {"error": their text, "details": null}, with their status."""
+    assert isinstance(exc, StarletteHTTPException)
+    return JSONResponse(
+        {"error": str(exc.detail), "details": None}, status_code=exc.status_code, headers=exc.headers
+    )
+
+
 def create_api(
     settings: Settings,
     *,
@@ -137,6 +170,7 @@ def create_api(
     gateway: PaymentGateway | None = None,
     provider: PrintProvider | None = None,
     clock: Callable[[], datetime] = utcnow,
+    tryon_engine: TryOnEngine | None = None,
 ) -> FastAPI:
     """The FastAPI app; it never shadows Reflex's own /_event, /_upload or /ping."""
     api = FastAPI(
@@ -145,10 +179,21 @@ def create_api(
         openapi_url="/api/openapi.json",
         redoc_url=None,
         swagger_ui_oauth2_redirect_url="/api/docs/oauth2-redirect",
+        # A body or parameter that does not fit the route: {"error": "Invalid request", "details"};
+        # the database out of reach: 503, the request's work rolled back whole.
+        responses=errors(
+            400, 422, 503,
+            d400="A body that cannot be read (not UTF-8 JSON)",
+            d503="The database could not be reached: nothing was saved, try again (Retry-After)",
+        ),
     )
-    api.state.services = ApiServices(settings, engine=engine, gateway=gateway, provider=provider, clock=clock)
+    api.state.services = ApiServices(
+        settings, engine=engine, gateway=gateway, provider=provider, clock=clock, tryon_engine=tryon_engine
+    )
     api.add_exception_handler(ServiceError, _service_error)
     api.add_exception_handler(RequestValidationError, _request_error)
+    api.add_exception_handler(StarletteHTTPException, _http_error)
+    answer_database_outages(api)
     api.include_router(admin.router)
     api.include_router(admin.admin_router)
     api.include_router(admin_orders.router)
@@ -161,6 +206,7 @@ def create_api(
     api.include_router(payments.router)
     api.include_router(provider_routes.router)
     api.include_router(shopify_routes.router)
+    api.include_router(tryon.router)
     api.include_router(webhooks.router)
     settings.media_dir.mkdir(parents=True, exist_ok=True)
     api.mount("/media", CachedStaticFiles(directory=settings.media_dir, cache_control=IMMUTABLE), name="media")

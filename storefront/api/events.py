@@ -10,30 +10,26 @@ from typing import Any
 from fastapi import APIRouter, Body, Depends, Query, Response
 from sqlmodel import Session
 
-from storefront.api.admin import ADMIN_ONLY
-from storefront.api.orders import get_session
+from storefront.api.admin import ADMIN_ERRORS, ADMIN_ONLY
+from storefront.api.sessions import SessionRoute, get_session
+from storefront.api.schemas import DB_INT_MAX, Deleted, Event, EventForm, dump, errors
 from storefront.services import events
-from storefront.services.errors import ValidationError
 
 #: The admin's routes: every one checks the x-admin-token session.
-router = APIRouter(dependencies=ADMIN_ONLY, tags=["events (admin)"])
+router = APIRouter(dependencies=ADMIN_ONLY, responses=ADMIN_ERRORS, tags=["events (admin)"], route_class=SessionRoute)
 #: The public list (active events only).
-public_router = APIRouter(tags=["events"])
+public_router = APIRouter(tags=["events"], route_class=SessionRoute)
 
 EVENTS = "/api/events"
 EVENT = EVENTS + "/{event_id}"
-NOT_AN_OBJECT = "Send a JSON object"
 TOTAL_HEADER = "X-Total-Count"
+_TOTAL = {TOTAL_HEADER: {"description": "How many events the filter matches", "schema": {"type": "integer"}}}
 
 
-def _object(payload: Any) -> dict[str, Any]:
-    """The JSON body as a dict; an empty or missing body is {} (the service then names the
-    missing fields)."""
-    if payload is None:
-        return {}
-    if not isinstance(payload, dict):
-        raise ValidationError(NOT_AN_OBJECT)
-    return payload
+def _object(payload: EventForm | None) -> dict[str, Any]:
+    """The form as a dict; an empty or missing body is {} (the service then names the missing
+    fields). A body that is not an object is FastAPI's 422."""
+    return dump(payload)
 
 
 def _page(response: Response, page: events.EventPage) -> list[dict[str, Any]]:
@@ -41,12 +37,16 @@ def _page(response: Response, page: events.EventPage) -> list[dict[str, Any]]:
     return [events.serialize_event(view) for view in page.events]
 
 
-@public_router.get(EVENTS)
+@public_router.get(
+    EVENTS,
+    response_model=list[Event],
+    responses={200: {"headers": _TOTAL}, **errors(422)},
+)
 def list_public_events(
     response: Response,
     featured: bool | None = Query(None, description="true: featured events only; false: the others"),
     limit: int = Query(events.MAX_PAGE_SIZE, ge=1, le=events.MAX_PAGE_SIZE),
-    offset: int = Query(0, ge=0),
+    offset: int = Query(0, ge=0, le=DB_INT_MAX),
     session: Session = Depends(get_session),
 ) -> list[dict[str, Any]]:
     """Active events, soonest first (the total of the filter is in X-Total-Count)."""
@@ -54,12 +54,12 @@ def list_public_events(
     return _page(response, page)
 
 
-@router.get(EVENTS + "/admin/all")
+@router.get(EVENTS + "/admin/all", response_model=list[Event], responses={200: {"headers": _TOTAL}})
 def list_all_events(
     response: Response,
     featured: bool | None = Query(None),
     limit: int = Query(events.MAX_PAGE_SIZE, ge=1, le=events.MAX_PAGE_SIZE),
-    offset: int = Query(0, ge=0),
+    offset: int = Query(0, ge=0, le=DB_INT_MAX),
     session: Session = Depends(get_session),
 ) -> list[dict[str, Any]]:
     """Every event, inactive ones included, soonest first."""
@@ -67,8 +67,8 @@ def list_all_events(
     return _page(response, page)
 
 
-@router.post(EVENTS, status_code=201)
-def create_event(payload: Any = Body(None), session: Session = Depends(get_session)) -> dict[str, Any]:
+@router.post(EVENTS, status_code=201, response_model=Event)
+def create_event(payload: EventForm | None = Body(None), session: Session = Depends(get_session)) -> dict[str, Any]:
     """{title, description, location, startDate, endDate, images, videos, links, isActive,
     featured, capacity, price} -> 201 with the event."""
     view = events.create_event(session, _object(payload))
@@ -76,17 +76,17 @@ def create_event(payload: Any = Body(None), session: Session = Depends(get_sessi
     return events.serialize_event(view)
 
 
-@router.put(EVENT)
-def update_event(event_id: str, payload: Any = Body(None), session: Session = Depends(get_session)) -> dict[str, Any]:
+@router.put(EVENT, response_model=Event, responses=errors(404))
+def update_event(event_id: str, payload: EventForm | None = Body(None), session: Session = Depends(get_session)) -> dict[str, Any]:
     """Replace the event with the form (its registrations are kept): the event."""
     view = events.update_event(session, event_id, _object(payload))
     session.commit()
     return events.serialize_event(view)
 
 
-@router.delete(EVENT)
+@router.delete(EVENT, response_model=Deleted, responses=errors(404))
 def delete_event(event_id: str, session: Session = Depends(get_session)) -> dict[str, Any]:
     """Delete the event: {success, id}."""
     events.delete_event(session, event_id)
     session.commit()
-    return {"success": True, "id": int(event_id)}
+    return {"success": True, "id": int(event_id.strip())}

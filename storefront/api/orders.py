@@ -8,33 +8,43 @@ number and email (POST /api/orders/lookup), throttled per client address like pa
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 from fastapi import APIRouter, Body, Depends, Header, Query, Request
 from sqlmodel import Session
 
+from storefront.api.schemas import (
+    GuestOrder,
+    LookupRequest,
+    OrderRequest,
+    OrderStatusAnswer,
+    PaymentAnswer,
+    PaymentRequest,
+    PlacedOrder,
+    dump,
+    errors,
+)
+from storefront.api.sessions import SessionRoute, get_session
 from storefront.services import checkout, fulfilment, order_access, order_lookup
 from storefront.services.order_payment import card_from_form, payment_key
 
-router = APIRouter()
+router = APIRouter(route_class=SessionRoute)
 
 TOKEN_HEADER = "X-Order-Token"
-
-
-def get_session(request: Request) -> Iterator[Session]:
-    """A session on the app's database for one request."""
-    with request.app.state.services.session_factory() as session:
-        yield session
 
 
 def client_address(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
-@router.post("/api/printify/orders", status_code=201)
+@router.post(
+    "/api/printify/orders",
+    status_code=201,
+    response_model=PlacedOrder,
+    responses=errors(404, 409, 422, d404="The X-Order-Token does not open the order to amend"),
+)
 def create_order(
-    payload: Any = Body(None),
+    payload: OrderRequest | None = Body(None),
     idempotency_key: str | None = Header(None, alias="Idempotency-Key"),
     access_token: str | None = Header(None, alias=TOKEN_HEADER),
     session: Session = Depends(get_session),
@@ -44,10 +54,10 @@ def create_order(
     The same Idempotency-Key returns the same order; with the order's token, a changed request
     under that key amends the unpaid order (the shopper fixed an address after a decline).
     """
-    payload = payload if isinstance(payload, dict) else {}
-    body_key = payload.get("idempotencyKey")
+    data = dump(payload)
+    body_key = data.get("idempotencyKey")
     key = idempotency_key or (body_key if isinstance(body_key, str) else None)
-    placed = checkout.place_order(session, payload, key, access_token)
+    placed = checkout.place_order(session, data, key, access_token)
     order = placed.order
     return {
         "order": checkout.shopper_view(order, checkout.order_items(session, order.id)),
@@ -56,29 +66,33 @@ def create_order(
 
 
 # Orders are addressed by their public number ("SF-000123") in URLs.
-@router.post("/api/printify/orders/{order_id}/process-payment")
+@router.post(
+    "/api/printify/orders/{order_id}/process-payment",
+    response_model=PaymentAnswer,
+    responses=errors(402, 404, 409, 422, 429),
+)
 def process_payment(
     order_id: str,
     request: Request,
-    payload: Any = Body(None),
+    payload: PaymentRequest | None = Body(None),
     access_token: str | None = Header(None, alias=TOKEN_HEADER),
     session: Session = Depends(get_session),
 ) -> dict[str, Any]:
     """Charge the order's total once; the body's paymentId makes a retried request charge only once."""
     services = request.app.state.services
     services.payment_limiter.check(f"pay:{client_address(request)}")
-    payload = payload if isinstance(payload, dict) else {}
+    data = dump(payload)
     order = services.payments.pay(
         order_id,
         access_token,
-        card_from_form(payload.get("cardData")),
-        payment_key(payload.get("paymentId")),
+        card_from_form(data.get("cardData")),
+        payment_key(data.get("paymentId")),
         client=client_address(request),
     )
     return {"success": True, "order": checkout.shopper_view(order, checkout.order_items(session, order.id))}
 
 
-@router.get("/api/orders/{order_id}/status")
+@router.get("/api/orders/{order_id}/status", response_model=OrderStatusAnswer, responses=errors(401, 404, 422))
 def order_status(
     order_id: str,
     request: Request,
@@ -96,17 +110,17 @@ def order_status(
     return fulfilment.order_status(order_access.shopper_order(session, order_id, access_token or token))
 
 
-@router.post("/api/orders/lookup")
+@router.post("/api/orders/lookup", response_model=GuestOrder, responses=errors(404, 422, 429))
 def lookup_order(
-    request: Request, payload: Any = Body(None), session: Session = Depends(get_session)
+    request: Request, payload: LookupRequest | None = Body(None), session: Session = Depends(get_session)
 ) -> dict[str, Any]:
     """A guest's order by number and email: 404 alike whichever is wrong, 422 when one is missing."""
     request.app.state.services.lookup_limiter.check(order_lookup.lookup_key(client_address(request)))
-    number, email = order_lookup.lookup_request(payload)
+    number, email = order_lookup.lookup_request(dump(payload))
     return order_lookup.lookup_order(session, number, email)
 
 
-@router.get("/api/orders/{order_id}")
+@router.get("/api/orders/{order_id}", response_model=GuestOrder, responses=errors(404, 422))
 def shopper_order(
     order_id: str,
     access_token: str | None = Header(None, alias=TOKEN_HEADER),

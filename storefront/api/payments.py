@@ -5,6 +5,7 @@ from datetime import date
 from fastapi import APIRouter, Body, Request
 
 from storefront.api.orders import client_address
+from storefront.api.schemas import CardCheckAnswer, CardCheckRequest, dump, errors
 from storefront.services.errors import ValidationError
 from storefront.services.order_payment import card_from_form
 from storefront.services.payments import validate_card
@@ -12,13 +13,13 @@ from storefront.services.payments import validate_card
 router = APIRouter()
 
 
-@router.post("/api/payments/validate-card")
-def check_card(request: Request, cardData: dict = Body(..., embed=True)) -> dict:  # noqa: N803  (the spec's name)
+@router.post("/api/payments/validate-card", response_model=CardCheckAnswer, responses=errors(422, 429))
+def check_card(request: Request, payload: CardCheckRequest = Body(...)) -> dict:
     """The message for each bad card field, so the checkout can show them at the fields."""
     # Counted with payments: checking numbers one by one is card testing too.
     request.app.state.services.payment_limiter.check(f"pay:{client_address(request)}")
     try:
-        validate_card(card_from_form(cardData), date.today())
+        validate_card(card_from_form(dump(payload.cardData)), date.today())
     except ValidationError as error:
         return {"valid": False, "fieldErrors": error.field_errors}
     return {"valid": True, "fieldErrors": {}}

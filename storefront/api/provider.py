@@ -13,6 +13,7 @@ from fastapi import APIRouter, Header, Request
 from fastapi.responses import JSONResponse
 
 from storefront.api.orders import client_address
+from storefront.api.schemas import ProviderErrorBody, ProviderStatusAnswer, RefreshAnswer, Shop, errors
 from storefront.services.provider_status import ProviderHealth, refresh_message
 
 router = APIRouter()
@@ -22,19 +23,23 @@ def _health(request: Request) -> ProviderHealth:
     return request.app.state.services.provider_health
 
 
-@router.get("/api/printify/shops")
+@router.get(
+    "/api/printify/shops",
+    response_model=list[Shop],
+    responses=errors(404, 502, model=ProviderErrorBody, d502="The provider could not be reached or refused the key"),
+)
 async def list_shops(request: Request) -> Any:
     """The provider's shops ([{id, title, sales_channel}]) from the cached check; its failure as an error."""
     return (await asyncio.to_thread(_health(request).status)).shop_list()
 
 
-@router.get("/api/printify/status")
+@router.get("/api/printify/status", response_model=ProviderStatusAnswer)
 async def status(request: Request) -> dict[str, object]:
     """configured, hasApiKey, apiKeyLength, timestamp (never the key itself)."""
     return (await asyncio.to_thread(_health(request).status)).as_response()
 
 
-@router.post("/api/printify/refresh-config")
+@router.post("/api/printify/refresh-config", response_model=RefreshAnswer, responses=errors(401, 429))
 async def refresh_config(
     request: Request, admin_token: str | None = Header(None, alias="x-admin-token")
 ) -> JSONResponse:

@@ -13,6 +13,7 @@ from typing import Any
 from fastapi import APIRouter, Query, Request
 
 from storefront import wiring
+from storefront.api.schemas import Collections, StoreProduct as StoreProductAnswer, StoreProducts, StoreStatusAnswer, errors
 from storefront.services.errors import NotFoundError, ValidationError
 from storefront.services.shopify.catalogue import (
     MAX_PAGE_SIZE,
@@ -100,13 +101,13 @@ def serialize_product(product: StoreProduct) -> dict[str, Any]:
     }
 
 
-@router.get(PREFIX + "/test")
+@router.get(PREFIX + "/test", response_model=StoreStatusAnswer, response_model_exclude_unset=True)
 async def store_status(request: Request) -> dict[str, Any]:
     """status ('demo', 'connected' or 'error'), message, and shopName when connected."""
     return serialize_status(await store_catalogue(request).status())
 
 
-@router.get(PREFIX + "/products")
+@router.get(PREFIX + "/products", response_model=StoreProducts, responses=errors(422, 502))
 async def list_products(
     request: Request,
     query: str = Query("", max_length=255, description="Part of the title, any case"),
@@ -129,7 +130,7 @@ async def list_products(
     }
 
 
-@router.get(PREFIX + "/products/{product_id}")
+@router.get(PREFIX + "/products/{product_id}", response_model=StoreProductAnswer, responses=errors(404, 502))
 async def get_product(request: Request, product_id: str) -> dict[str, Any]:
     """One product; 404 'Product Not Found' for an unknown or malformed id."""
     number = _numeric_id(product_id)
@@ -138,7 +139,7 @@ async def get_product(request: Request, product_id: str) -> dict[str, Any]:
     return serialize_product(await store_catalogue(request).product(number))
 
 
-@router.get(PREFIX + "/collections")
+@router.get(PREFIX + "/collections", response_model=Collections, responses=errors(502))
 async def list_collections(request: Request) -> dict[str, Any]:
     """{collections: [{id, title}]}, custom and smart alike."""
     collections = await store_catalogue(request).collections()

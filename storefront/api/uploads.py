@@ -8,7 +8,6 @@ service then checks every file by content and stores all of them or none.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -17,12 +16,14 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData, UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 
-from storefront.api.admin import ADMIN_ONLY
+from storefront.api.admin import ADMIN_ERRORS, ADMIN_ONLY
+from storefront.api.bodies import BodyTooLarge, capped
+from storefront.api.schemas import UPLOAD_BODY, UploadAnswer, errors
 from storefront.services import uploads
 from storefront.services.errors import ValidationError
 from storefront.services.images import MAX_IMAGE_BYTES
 
-router = APIRouter(dependencies=ADMIN_ONLY, tags=["uploads (admin)"])
+router = APIRouter(dependencies=ADMIN_ONLY, responses=ADMIN_ERRORS, tags=["uploads (admin)"])
 
 UPLOAD_IMAGES = "/api/upload/images"
 FIELD = "images"
@@ -36,20 +37,6 @@ BODY_TOO_LARGE = "The upload is too large: send at most 10 images of up to 10 MB
 INVALID_UPLOAD = "Send the images as multipart/form-data in the field 'images'."
 
 
-class _BodyTooLarge(Exception):
-    pass
-
-
-async def _capped(stream: AsyncIterator[bytes], limit: int) -> AsyncIterator[bytes]:
-    """The request body, stopped with _BodyTooLarge once more than `limit` bytes arrived."""
-    received = 0
-    async for chunk in stream:
-        received += len(chunk)
-        if received > limit:
-            raise _BodyTooLarge
-        yield chunk
-
-
 async def _form(request: Request) -> FormData:
     """The multipart form, parsed with the file count and body size limits; ValidationError
     (422) for too many files or a body that is not multipart."""
@@ -58,7 +45,7 @@ async def _form(request: Request) -> FormData:
         raise ValidationError(INVALID_UPLOAD, {FIELD: uploads.NO_FILES})
     parser = MultiPartParser(
         request.headers,
-        _capped(request.stream(), MAX_BODY_BYTES),
+        capped(request.stream(), MAX_BODY_BYTES),
         max_files=uploads.MAX_FILES_PER_REQUEST,
         max_fields=100,
     )
@@ -77,13 +64,13 @@ async def _read(file: UploadFile) -> uploads.UploadedFile:
     return uploads.UploadedFile(filename=file.filename or "", data=data)
 
 
-@router.post(UPLOAD_IMAGES)
+@router.post(UPLOAD_IMAGES, response_model=UploadAnswer, openapi_extra={"requestBody": UPLOAD_BODY}, responses=errors(413))
 async def upload_images(request: Request) -> Any:
     """Multipart field `images` (1 to 10 files, each an image of at most 10 MB): every file is
     re-encoded as WebP and stored, or none is. {files: [{url}]}."""
     try:
         form = await _form(request)
-    except _BodyTooLarge:
+    except BodyTooLarge:
         return JSONResponse({"error": BODY_TOO_LARGE, "details": {FIELD: BODY_TOO_LARGE}}, status_code=413)
     try:
         sent = [item for item in form.getlist(FIELD) if isinstance(item, UploadFile)]

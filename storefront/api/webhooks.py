@@ -12,6 +12,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
+from storefront.api.schemas import WEBHOOK_BODY, WebhookAnswer, errors
 from storefront.services.provider_events import ProviderEvents
 
 router = APIRouter(tags=["provider webhooks"])
@@ -34,7 +35,16 @@ def provider_events(request: Request) -> ProviderEvents:
 
 @router.post(
     WEBHOOK_PATH,
-    responses={401: {"description": "Invalid webhook signature"}, 400: {"description": "Invalid webhook payload"}},
+    response_model=WebhookAnswer,
+    openapi_extra={"requestBody": WEBHOOK_BODY},
+    responses=errors(
+        400,
+        401,
+        503,
+        d400="Invalid webhook payload",
+        d401="Invalid webhook signature",
+        d503="Applying must wait; the delivery is not recorded, so the provider's retry applies it",
+    ),
 )
 async def receive_webhook(request: Request) -> dict[str, Any]:
     """One Printify delivery, verified on its raw bytes (X-Pfy-Signature) and applied once."""

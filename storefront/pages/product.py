@@ -104,6 +104,14 @@ def buy_buttons() -> rx.Component:
                 on_click=CartState.add(S.product_id, S.selected_size, "/cart", S.selected_color),
                 disabled=unavailable,
             ),
+            rx.cond(
+                S.try_on_url != "",
+                rx.link(
+                    rx.button(rx.icon("shirt", size=16), "Try It On", size="3", variant="soft"),
+                    href=S.try_on_url,
+                    data_testid="product-try-on",
+                ),
+            ),
             rx.link(
                 rx.button(rx.icon("external-link", size=16), "View on Provider", size="3", variant="ghost"),
                 href=S.provider_url,

@@ -418,6 +418,17 @@ def render_garment(
     return canvas.reduce(_SUPERSAMPLE) if _SUPERSAMPLE > 1 else canvas
 
 
+def render_garment_cutout(
+    kind: GarmentKind,
+    primary: str,
+    secondary: str,
+    label: str,
+    size: int = 800,
+) -> Image.Image:
+    """The front of the garment of `render_garment` alone on a transparent RGBA canvas (for try-on)."""
+    return _garment_layer(kind, hex_to_rgb(primary), hex_to_rgb(secondary), label, size, False)
+
+
 def render_collection_tile(collection: Collection, size: tuple[int, int] = (800, 600)) -> Image.Image:
     """A home-page tile: gradient in the collection colours, two garments and the collection title."""
     w, h = size

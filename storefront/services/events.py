@@ -148,7 +148,8 @@ def parse_price_cents(value: object) -> int | None:
         amount = Decimal(str(value).strip())
     except InvalidOperation:
         raise ValueError("not a number") from None
-    if not amount.is_finite() or amount < 0 or amount != amount.quantize(Decimal("0.01")) or amount > 1_000_000:
+    # The size is checked first: quantize cannot round a huge amount ('1e30') and would raise.
+    if not amount.is_finite() or amount < 0 or amount > 1_000_000 or amount != amount.quantize(Decimal("0.01")):
         raise ValueError("not a price")
     return int(amount * 100)
 
@@ -322,11 +323,17 @@ def list_events(
     return EventPage(events=tuple(_views(session, rows)), total=int(total))
 
 
+#: Event ids are 64-bit integers in the database; a larger number cannot name one.
+_MAX_EVENT_ID = 2**63 - 1
+
+
 def _event(session: Session, event_id: object) -> Event:
     try:
         key = int(str(event_id))
     except ValueError:
         raise NotFoundError(EVENT_NOT_FOUND) from None
+    if not 0 < key <= _MAX_EVENT_ID:  # the database driver would refuse it with an error of its own
+        raise NotFoundError(EVENT_NOT_FOUND)
     row = session.get(Event, key)
     if row is None:
         raise NotFoundError(EVENT_NOT_FOUND)

@@ -108,8 +108,11 @@ def retry_delay(attempts: int, retry_after: float | None = None) -> timedelta:
 
 # --------------------------------------------------------------------------- the outbox
 
-#: How long a claimed job is reserved for the worker sending it.
-LEASE = timedelta(minutes=5)
+#: How long a claimed job is reserved for the worker sending it: longer than the longest call the
+#: Printify client can make (it waits out up to 4 answers of 429 for up to 5 minutes each inside
+#: one call, 22.5 minutes with its timeouts), so a live worker is never taken over while its call
+#: may still create the order. A worker that dies leaves its order waiting this long at most.
+LEASE = timedelta(minutes=30)
 #: The second step of every order: approve it for printing once the provider has costed it.
 SEND_TO_PRODUCTION = "send_to_production"
 OUTBOX_KINDS = (SEND_ORDER, SEND_TO_PRODUCTION)

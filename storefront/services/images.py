@@ -35,6 +35,7 @@ ACCEPTED_FORMATS = frozenset({"JPEG", "PNG", "GIF", "WEBP", "MPO"})
 WEBP_QUALITY = 80
 #: Digest characters kept in a file name: 96 bits, far beyond any collision a shop could meet.
 DIGEST_LENGTH = 24
+CUTOUT_SUFFIX = ".cutout.png"
 
 IMAGE_UNREADABLE = "The file is not an image we can read. Use a JPEG, PNG, GIF or WebP image."
 IMAGE_TOO_LARGE = "The image is larger than 10 MB."
@@ -81,6 +82,12 @@ def rendition_widths(source_width: int) -> tuple[int, ...]:
 
 def rendition_name(digest: str, width: int) -> str:
     return f"{digest}-{width}.webp"
+
+
+def cutout_path(picture: Path) -> Path:
+    """Where a transparent cut-out of the garment in a catalogue picture is kept beside it, when it
+    has one (the demo catalogue draws one for every front mockup; the try-on uses it as it is)."""
+    return picture.with_name(picture.stem + CUTOUT_SUFFIX)
 
 
 def rendition_url(digest: str, width: int) -> str:

@@ -16,9 +16,10 @@ from sqlalchemy import or_, update
 from sqlmodel import Session, col, select
 
 from storefront.models import Order, utcnow
-from storefront.services.background import Worker, start_worker
+from storefront.services.background import Step, Worker, start_worker
 from storefront.services.catalog_sync import parse_provider_time
 from storefront.services.fulfilment import is_permanent
+from storefront.services.job_leases import JobLeases, one_at_a_time
 from storefront.services.printify.provider import PrintProvider
 from storefront.services.statuses import OrderStatus
 
@@ -38,6 +39,8 @@ IN_PRODUCTION = "in-production"
 FINAL_ORDER_STATUSES = frozenset({OrderStatus.FULFILLED, OrderStatus.CANCELLED})
 DEFAULT_POLL_INTERVAL = timedelta(minutes=10)
 DEFAULT_POLL_BATCH = 20
+#: The order poll's job: one process of the store polls (services/job_leases.py).
+TRACKING_JOB = "order-tracking"
 
 # Column sizes of the orders table: a longer provider value must not fail the whole update.
 _STATUS_CHARS = 32
@@ -259,11 +262,18 @@ def _set_checked(session: Session, order_id: int, expected: datetime | None, val
 
 
 def start_order_tracker(
-    tracker: OrderTracker, every_seconds: float = 60.0, batch_size: int = DEFAULT_POLL_BATCH
+    tracker: OrderTracker,
+    every_seconds: float = 60.0,
+    batch_size: int = DEFAULT_POLL_BATCH,
+    leases: JobLeases | None = None,
 ) -> Worker:
-    """Run tracker.poll_due in a daemon thread every `every_seconds` (whole batches back to back)."""
+    """Run tracker.poll_due in a daemon thread every `every_seconds` (whole batches back to back);
+    with `leases`, only in the one process of the store holding the job."""
 
-    def step() -> float:
+    def poll() -> float:
         return 0.0 if tracker.poll_due(batch_size) >= batch_size else every_seconds
 
+    step: Step = poll
+    if leases is not None:
+        step = one_at_a_time(leases, TRACKING_JOB, poll, lease_seconds=every_seconds * 3, idle_seconds=every_seconds)
     return start_worker("order-tracker", step, error_wait=every_seconds)

@@ -18,6 +18,8 @@ from storefront.services import catalog, listing
 from storefront.services.errors import NotFoundError
 from storefront.services.money import format_usd
 from storefront.services.printify.provider import product_page_url
+from storefront.services.tryon.items import family
+from storefront.state.tryon import try_on_url as try_on_page_url
 
 log = logging.getLogger(__name__)
 
@@ -314,6 +316,8 @@ class ProductDetailState(rx.State):
     sizes: list[str] = []
     colors: list[ColourOption] = []
     is_sample: bool = False
+    #: The try-on page with this product chosen; "" when it is not a garment worn on the upper body.
+    try_on_url: str = ""
     selected_color: str = ""
     selected_size: str = ""
     loading: bool = True
@@ -390,6 +394,7 @@ class ProductDetailState(rx.State):
             self.colors = [to_colour_option(choice) for choice in product.colors]
             self.selected_color = product.colors[0].name if product.colors else ""
             self.is_sample = product.is_sample
+            self.try_on_url = try_on_page_url(product.id) if family(product.name, []) else ""
             self.loading = False
 
 

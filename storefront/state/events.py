@@ -158,6 +158,9 @@ class EventsState(rx.State):
             self._generation += 1
             generation = self._generation
             self.loading, self.failed = True, False
+            # A page (re)loaded in this tab starts without the dialog of an earlier visit: its event
+            # may have changed or gone since.
+            self.dialog_open, self.selected, self.image_enlarged, self.playing = False, EMPTY_CARD, False, ""
         try:
             featured, upcoming = await asyncio.to_thread(
                 lambda: (_event_page(True, 0), _event_page(False, 0))

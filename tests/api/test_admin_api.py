@@ -38,6 +38,8 @@ PUBLIC_ROUTES = {
     ("GET", "/api/shopify/products"),
     ("GET", "/api/shopify/products/{product_id}"),
     ("GET", "/api/shopify/collections"),
+    # The try-on page is for anonymous shoppers; its API is limited per address instead.
+    ("POST", "/api/try-on"),
 }
 
 

@@ -81,9 +81,19 @@ def test_every_missing_field_gets_the_spec_message() -> None:
     }
 
 
-@pytest.mark.parametrize("email", ["ada", "ada@", "@example.com", "ada@example", "ada @example.com", "ada@@example.com"])
+@pytest.mark.parametrize(
+    "email",
+    ["ada", "ada@", "@example.com", "ada@example", "ada @example.com", "ada@@example.com", "ada..l@example.com",
+     "a" * 250 + "@example.com"],
+)
 def test_an_invalid_email_is_refused(email: str) -> None:
     assert _field_errors(_valid(customerEmail=email)) == {"customerEmail": "Please enter a valid email address"}
+
+
+@pytest.mark.parametrize("email", ["ada@example.com", "ada+shop@mail.example.co.uk", "ada@xn--bcher-kva.example",
+                                   "åsa@exempel.se"])
+def test_a_valid_email_is_accepted_as_email_validator_reads_it(email: str) -> None:
+    assert validate_order_payload(_valid(customerEmail=email)).customer_email == email
 
 
 def test_a_one_character_name_is_too_short() -> None:

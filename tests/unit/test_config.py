@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from storefront.config import PROJECT_ROOT, Settings
+from storefront.config import PROJECT_ROOT, Settings, SettingsError
 
 
 def test_defaults_are_the_embedded_demo_store(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -49,8 +49,112 @@ def test_a_bad_payment_limit_stops_the_store_with_its_name(monkeypatch: pytest.M
         Settings()
 
 
-@pytest.mark.parametrize("name", ["TRYON_ENDPOINT", "TRYON_API_KEY"])
-def test_a_try_on_setting_not_wired_yet_stops_the_store_with_its_name(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    monkeypatch.setenv(name, "https://tryon.example")
-    with pytest.raises(ValueError, match=f"{name} is not supported yet"):
+def test_the_local_try_on_engine_is_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("TRYON_ENGINE", "TRYON_ENDPOINT", "TRYON_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    assert Settings().tryon_engine == "local"
+
+
+def test_a_try_on_endpoint_picks_the_remote_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TRYON_ENGINE", raising=False)
+    monkeypatch.setenv("TRYON_ENDPOINT", "https://tryon.example")
+    monkeypatch.setenv("TRYON_TIMEOUT_SECONDS", "2.5")
+    settings = Settings()
+    assert (settings.tryon_engine, settings.tryon_endpoint, settings.tryon_timeout_seconds) == (
+        "remote", "https://tryon.example", 2.5,
+    )
+
+
+@pytest.mark.parametrize(
+    ("env", "named"),
+    [
+        ({"TRYON_ENGINE": "cloud"}, "TRYON_ENGINE must be one of local, remote"),
+        ({"TRYON_ENGINE": "remote"}, "TRYON_ENGINE=remote needs TRYON_ENDPOINT"),
+        ({"TRYON_ENGINE": "local", "TRYON_ENDPOINT": "https://tryon.example"}, "TRYON_ENDPOINT is set"),
+        ({"TRYON_API_KEY": "secret"}, "TRYON_API_KEY is set but TRYON_ENDPOINT is not"),
+        ({"TRYON_ENDPOINT": "tryon.example"}, "TRYON_ENDPOINT must be an http"),
+        ({"TRYON_TIMEOUT_SECONDS": "0"}, "TRYON_TIMEOUT_SECONDS"),
+        ({"TRYON_POLL_INTERVAL_SECONDS": "soon"}, "TRYON_POLL_INTERVAL_SECONDS"),
+        ({"TRYON_MAX_WAIT_SECONDS": "-5"}, "TRYON_MAX_WAIT_SECONDS"),
+    ],
+)
+def test_a_bad_try_on_setting_stops_the_store_with_its_name(
+    monkeypatch: pytest.MonkeyPatch, env: dict[str, str], named: str
+) -> None:
+    for name in ("TRYON_ENGINE", "TRYON_ENDPOINT", "TRYON_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ValueError, match=named):
         Settings()
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("PORT", "abc"), ("PORT", "70000"), ("OUTBOX_INTERVAL_SECONDS", "0"), ("OUTBOX_INTERVAL_SECONDS", "inf"),
+     ("ORDER_POLL_INTERVAL_SECONDS", "0"), ("STORE_ENV", "staging")],
+)
+def test_a_bad_value_stops_the_start_naming_the_setting_and_the_value(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str
+) -> None:
+    monkeypatch.setenv(name, value)
+    with pytest.raises(SettingsError, match=f"{name}: .*got '{value}'"):
+        Settings()
+
+
+def test_the_env_file_is_read_and_the_environment_wins(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    env_file = tmp_path / ".env"
+    env_file.write_text("PORT=4321\nADMIN_USERNAME=owner\nPRINTIFY_SHOP_ID=77\n# a comment\nREDIS_URL=\n")
+    for name in ("PORT", "ADMIN_USERNAME", "REDIS_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PRINTIFY_SHOP_ID", "88")
+    settings = Settings(_env_file=env_file)
+    assert (settings.port, settings.admin_username, settings.printify_shop_id, settings.redis_url) == (
+        4321, "owner", "88", "",
+    )
+    env_file.write_text("OUTBOX_INTERVAL_SECONDS=0\n")
+    with pytest.raises(SettingsError, match="OUTBOX_INTERVAL_SECONDS"):
+        Settings(_env_file=env_file)
+
+
+def test_the_project_env_file_is_the_one_read() -> None:
+    assert Settings.model_config["env_file"] == PROJECT_ROOT / ".env"
+
+
+@pytest.mark.parametrize(
+    ("env", "refusal"),
+    [
+        ({"PRINTIFY_WEBHOOK_SECRET": "whsec", "PRINTIFY_API_TOKEN": "t"}, "needs ADMIN_PASSWORD"),
+        ({"ADMIN_PASSWORD": "admin123", "PRINTIFY_WEBHOOK_SECRET": "whsec", "PRINTIFY_API_TOKEN": "t"},
+         "needs ADMIN_PASSWORD"),
+        ({"ADMIN_PASSWORD": "a long secret", "PRINTIFY_WEBHOOK_SECRET": "whsec"}, "needs PRINTIFY_API_TOKEN"),
+        ({"ADMIN_PASSWORD": "a long secret", "PRINTIFY_API_TOKEN": "t"}, "needs PRINTIFY_WEBHOOK_SECRET"),
+    ],
+)
+def test_production_refuses_the_demo_defaults(
+    monkeypatch: pytest.MonkeyPatch, env: dict[str, str], refusal: str
+) -> None:
+    for name in ("ADMIN_PASSWORD", "PRINTIFY_WEBHOOK_SECRET", "PRINTIFY_API_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("STORE_ENV", "production")
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(SettingsError, match=refusal):
+        Settings()
+
+
+def test_production_starts_with_its_own_password_and_webhook_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STORE_ENV", "Production")
+    monkeypatch.setenv("PRINTIFY_API_TOKEN", "token")
+    monkeypatch.setenv("ADMIN_PASSWORD", "a long secret")
+    monkeypatch.setenv("PRINTIFY_WEBHOOK_SECRET", "whsec")
+    settings = Settings()
+    assert settings.store_env == "production" and not settings.admin_uses_default_password
+
+
+def test_the_demo_keeps_its_defaults_outside_production(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("STORE_ENV", "ADMIN_PASSWORD", "PRINTIFY_WEBHOOK_SECRET"):
+        monkeypatch.delenv(name, raising=False)
+    settings = Settings()
+    assert settings.store_env == "development" and settings.admin_password == "admin123"
+    assert settings.admin_uses_default_password and settings.printify_webhook_secret == ""

@@ -383,3 +383,12 @@ def test_long_and_short_dates_and_cache_busting() -> None:
 
 def test_an_event_price_reads_free_at_zero_and_as_dollars_otherwise() -> None:
     assert [events.price_label(c) for c in (None, 0, 1500, 123450)] == ["", "Free", "$15.00", "$1,234.50"]
+
+
+def test_a_huge_price_is_refused_as_a_price_not_a_crash() -> None:
+    from storefront.services.events import parse_price_cents
+
+    for huge in ("1e30", "1000000.001", 10**40):
+        with pytest.raises(ValueError):
+            parse_price_cents(huge)
+    assert parse_price_cents("1000000") == 100_000_000

@@ -16,6 +16,7 @@ from storefront.models import Order, OutboxJob
 from storefront.services.checkout import create_order, order_items
 from storefront.services.errors import ValidationError
 from storefront.services.fulfilment import (
+    LEASE,
     RETRY_MAX_SECONDS,
     SEND_TO_PRODUCTION,
     OrderOutbox,
@@ -230,7 +231,7 @@ def test_an_abandoned_lease_is_taken_over_when_it_runs_out(
     _pay(engine, order_id, GOOD, clock=clock)
     with Session(engine) as crashed_worker:
         OrderOutbox._lease(crashed_worker, crashed_worker.exec(select(OutboxJob)).one(), clock.now)
-    later = FakeClock(clock.now + timedelta(minutes=6))
+    later = FakeClock(clock.now + LEASE + timedelta(minutes=1))
     assert _outbox(engine, provider, later).run_due() == 1
 
 
@@ -396,7 +397,7 @@ def test_a_worker_that_died_after_sending_leaves_an_order_that_is_found(
         OrderOutbox._lease(crashed_worker, job, clock.now)
         order = crashed_worker.get(Order, order_id)
         provider.create_order(DEMO_SHOP_ID, printify_order_body(order, order_items(crashed_worker, order_id)))
-    clock.advance(6 * 60)  # the lease runs out
+    clock.advance(LEASE.total_seconds() + 60)  # the lease runs out
     counting = FlakyProvider(provider, None)
     assert _outbox(engine, counting, clock).run_due() == 1
     assert counting.calls == 0

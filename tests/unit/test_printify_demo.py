@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from storefront.collections import COLLECTIONS
 from storefront.services.printify import (
@@ -19,6 +20,7 @@ from storefront.services.printify import (
 )
 from storefront.services.printify.errors import ProviderRateLimited, ProviderUnavailable
 from storefront.services.errors import ServiceError
+from storefront.services.images import cutout_path
 
 SHOP = 1
 HEX24 = re.compile(r"^[0-9a-f]{24}$")
@@ -387,12 +389,18 @@ def test_concurrent_orders_all_get_distinct_ids(provider: DemoPrintProvider) -> 
 # ---------------------------------------------------------------- images
 
 
-def test_ensure_images_writes_every_referenced_image_once(provider: DemoPrintProvider, tmp_path: Path) -> None:
+def test_ensure_images_writes_every_referenced_image_and_front_cutout_once(
+    provider: DemoPrintProvider, tmp_path: Path
+) -> None:
     written = provider.ensure_images()
-    srcs = {image["src"].rsplit("/", 1)[1] for p in _products(provider) for image in p["images"]}
+    images = [image for p in _products(provider) for image in p["images"]]
+    srcs = {image["src"].rsplit("/", 1)[1] for image in images}
+    cutouts = {cutout_path(Path(image["src"])).name for image in images if image["position"] == "front"}
     files = {path.name for path in (tmp_path / "demo").iterdir()}
-    assert written == len(srcs) == len(files)
-    assert files == srcs
+    assert cutouts and written == len(srcs) + len(cutouts) == len(files)
+    assert files == srcs | cutouts
+    with Image.open(tmp_path / "demo" / sorted(cutouts)[0]) as cutout:
+        assert cutout.mode == "RGBA" and cutout.getextrema()[3][0] == 0  # a transparent background
     assert provider.ensure_images() == 0
 
 

@@ -14,28 +14,9 @@ from reflex.event import EventHandler, EventSpec
 from reflex.vars import ArrayVar, ObjectVar, Var
 
 from storefront.components import styles
-from storefront.services.images import MAX_IMAGE_BYTES
+from storefront.components.image_files import ACCEPTED_TYPES, MAX_FILE_BYTES, rejected_codes, rejection_errors
 
-#: The browser refuses larger files before sending them; the server checks again (services/images.py).
-MAX_FILE_BYTES = MAX_IMAGE_BYTES
-ACCEPTED_TYPES = {
-    "image/jpeg": [".jpg", ".jpeg"],
-    "image/png": [".png"],
-    "image/gif": [".gif"],
-    "image/webp": [".webp"],
-    "image/heic": [".heic"],
-    "image/heif": [".heif"],
-}
 HINT = "JPEG, PNG, GIF, WebP, HEIC up to 10MB each"
-
-
-def _errors(record: Var) -> ArrayVar:
-    return record.to(ObjectVar, dict[str, Any])["errors"].to(ArrayVar, list[dict[str, Any]])
-
-
-def _rejected_codes(rejected: Var) -> Var:
-    """The reasons react-dropzone gives for each refused file, as codes ('too-many-files', ...)."""
-    return rejected.to(ArrayVar).map(lambda record: _errors(record).map(lambda e: e.to(ObjectVar, dict[str, str])["code"]).join(","))
 
 
 def _rejected_reasons(rejected: Var) -> Var:
@@ -43,7 +24,7 @@ def _rejected_reasons(rejected: Var) -> Var:
 
     def reason(record: Var) -> Var:
         file = record.to(ObjectVar, dict[str, Any])["file"].to(ObjectVar, dict[str, Any])
-        messages = _errors(record).map(lambda e: e.to(ObjectVar, dict[str, str])["message"]).join(", ")
+        messages = rejection_errors(record).map(lambda e: e.to(ObjectVar, dict[str, str])["message"]).join(", ")
         return f"{file['name']}: {messages}"
 
     return rejected.to(ArrayVar).map(reason)
@@ -120,7 +101,7 @@ def image_uploader(
             max_size=MAX_FILE_BYTES,
             disabled=uploading,
             on_drop=on_upload(rx.upload_files(upload_id=upload_id)),
-            on_drop_rejected=lambda rejected: on_reject(_rejected_codes(rejected), _rejected_reasons(rejected)),
+            on_drop_rejected=lambda rejected: on_reject(rejected_codes(rejected), _rejected_reasons(rejected)),
             border=f"2px dashed {rx.color('gray', 7)}",
             border_radius="8px",
             padding="1.5rem",

@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from storefront.collections import COLLECTIONS, HWDKN, SWDNN, Collection
 from storefront.services import demo_images
+from storefront.services.images import cutout_path
 from storefront.services.printify.errors import ProviderError, ProviderNotFound
 from storefront.services.printify.provider import (
     DEFAULT_PAGE_LIMIT,
@@ -744,15 +745,22 @@ class DemoPrintProvider:
         """Render every missing product image into media_dir; returns how many files were written."""
         with self._lock:
             renders = list(self._renders.items())
-        return sum(1 for file_name, args in renders if self._render(file_name, args))
+        return sum(self._render(file_name, args) for file_name, args in renders)
 
-    def _render(self, file_name: str, args: tuple[str, str, str, str, bool]) -> bool:
-        """Render one mockup unless its file exists; True when it was written."""
+    def _render(self, file_name: str, args: tuple[str, str, str, str, bool]) -> int:
+        """Render one mockup, and beside a front view the garment's transparent cut-out for the
+        try-on, unless their files exist; how many files were written."""
         kind, body, trim, label, back = args
-        return demo_images.ensure_png(
-            self.media_dir / file_name,
-            lambda: demo_images.render_garment(kind, body, trim, label, self.image_size, back=back),
+        path = self.media_dir / file_name
+        written = demo_images.ensure_png(
+            path, lambda: demo_images.render_garment(kind, body, trim, label, self.image_size, back=back)
         )
+        if not back:
+            written += demo_images.ensure_png(
+                cutout_path(path),
+                lambda: demo_images.render_garment_cutout(kind, body, trim, label, self.image_size),
+            )
+        return written
 
     # ------------------------------------------------------------------ orders
 

@@ -1,4 +1,6 @@
-"""Virtual try-on engines: the interface and its errors (`engine.py`), the hosted engine (`remote.py`)."""
+"""Virtual try-on: the engine interface and its errors (`engine.py`), the local engine (`local.py`,
+imported on first use: MediaPipe is slow to import), the hosted engine (`remote.py`), and the use
+case the page and the API share (`fitting.py`, `items.py`)."""
 
 from storefront.services.tryon.engine import (
     ENGINE_FAILED,

@@ -30,6 +30,7 @@ SHOULDERS_NOT_VISIBLE = (
     "Your shoulders are not visible in the photo. Use a waist-up photo with both shoulders in view."
 )
 ENGINE_FAILED = "The try-on could not be made right now. Please try again."
+PHOTO_TOO_LARGE = "The photo is larger than 10 MB. Use a smaller one."
 #: Prefixed to the upload check's reason when the garment (an item image) is the one refused.
 GARMENT_LABEL = "Item image"
 
@@ -55,6 +56,16 @@ class UnsupportedImage(ValidationError):
         super().__init__(message, {field: message})
 
 
+class InputTooLarge(ServiceError):
+    """An input is over the upload size limit: refused before it is decoded (413)."""
+
+    status_code = 413
+
+    def __init__(self, message: str = PHOTO_TOO_LARGE, field: str = PERSON_FIELD) -> None:
+        super().__init__(message, {field: message})
+        self.field_errors = {field: message}
+
+
 class EngineFailed(ServiceError):
     """No engine could make the image (service down, timed out, answered nonsense)."""
 
@@ -78,6 +89,11 @@ def decode_inputs(person: bytes, garment: bytes) -> tuple[Image.Image, Image.Ima
 
     Every engine calls this first, so a bad photo gets the same message whichever engine runs."""
     return _decode(person, "", PERSON_FIELD), _decode(garment, GARMENT_LABEL, GARMENT_FIELD)
+
+
+def decode_photo(data: bytes) -> Image.Image:
+    """The person photo alone, decoded as `decode_inputs` does (the page checks it on upload)."""
+    return _decode(data, "", PERSON_FIELD)
 
 
 def _decode(data: bytes, label: str, field: str) -> Image.Image:

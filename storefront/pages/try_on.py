@@ -1,0 +1,201 @@
+"""/try-it-on: upload a photo, pick one of the Available Items, Try It On; the result replaces the photo."""
+
+import reflex as rx
+
+from storefront.components import styles
+from storefront.components.image_files import ACCEPTED_TYPES, MAX_FILE_BYTES, rejected_codes
+from storefront.components.layout import public_page
+from storefront.state.tryon import ITEMS_FAILED, ROUTE, UPLOAD_ID, TryOnState
+
+TITLE = "Virtual Try-On"
+DESCRIPTION = "Upload a photo and see yourself wearing our tees and hoodies before you buy."
+SUBTITLE = "Upload a waist-up photo facing the camera, pick an item and see how it looks on you."
+PHOTO_HINT = "A waist-up photo, facing the camera, with both shoulders in view. JPEG, PNG, GIF or WebP up to 10MB."
+PRIVACY_NOTE = "Your photo is only used for this preview: it is not saved on our servers."
+EMPTY_PREVIEW = "Your photo will appear here"
+ITEMS_EMPTY = "No items can be tried on right now."
+
+
+def upload_button() -> rx.Component:
+    return rx.upload.root(
+        rx.button(
+            rx.icon("upload", size=16),
+            rx.cond(TryOnState.uploading, "Uploading...", "Upload Photo"),
+            type="button",
+            size="3",
+            variant="outline",
+            loading=TryOnState.uploading,
+            width="100%",
+        ),
+        id=UPLOAD_ID,
+        accept=ACCEPTED_TYPES,
+        multiple=False,
+        max_files=1,
+        max_size=MAX_FILE_BYTES,
+        disabled=TryOnState.processing | TryOnState.uploading,
+        on_drop=TryOnState.upload_photo(rx.upload_files(upload_id=UPLOAD_ID)),
+        on_drop_rejected=lambda rejected: TryOnState.reject_photo(rejected_codes(rejected)),
+        no_drag=False,
+        width="100%",
+        data_testid="upload-photo",
+    )
+
+
+def preview() -> rx.Component:
+    """The result when there is one, else the photo, else an empty frame."""
+    return rx.box(
+        rx.cond(
+            TryOnState.preview_url != "",
+            rx.image(
+                src=TryOnState.preview_url,
+                alt=rx.cond(TryOnState.result_url != "", "You wearing the chosen item", "Your photo"),
+                width="100%",
+                height="100%",
+                object_fit="contain",
+                data_testid=rx.cond(TryOnState.result_url != "", "tryon-result", "tryon-photo"),
+            ),
+            rx.vstack(
+                rx.icon("user-round", size=48, color=styles.MUTED),
+                rx.text(EMPTY_PREVIEW, color=styles.MUTED, size="2"),
+                align="center",
+                justify="center",
+                height="100%",
+                spacing="2",
+            ),
+        ),
+        rx.cond(
+            TryOnState.processing,
+            rx.center(
+                rx.spinner(size="3"),
+                position="absolute",
+                inset="0",
+                background="rgba(255, 255, 255, 0.55)",
+            ),
+        ),
+        position="relative",
+        width="100%",
+        aspect_ratio="3 / 4",
+        border=f"1px solid {rx.color('gray', 6)}",
+        border_radius="12px",
+        overflow="hidden",
+        background=rx.color("gray", 2),
+    )
+
+
+def photo_panel() -> rx.Component:
+    return rx.vstack(
+        preview(),
+        upload_button(),
+        rx.cond(
+            TryOnState.result_url != "",
+            rx.el.a(
+                rx.button(rx.icon("download", size=16), "Download", type="button", size="3", width="100%"),
+                href=TryOnState.result_url,
+                download=TryOnState.result_file_name,
+                width="100%",
+                data_testid="download-result",
+            ),
+        ),
+        rx.text(PHOTO_HINT, size="1", color=styles.MUTED),
+        rx.text(PRIVACY_NOTE, size="1", color=styles.MUTED),
+        spacing="3",
+        width="100%",
+    )
+
+
+def item_card(item: rx.Var) -> rx.Component:
+    selected = TryOnState.selected_id == item["id"]
+    return rx.el.button(
+        rx.image(
+            src=item["image_url"],
+            alt=item["name"],
+            width="72px",
+            height="72px",
+            object_fit="cover",
+            border_radius="8px",
+            flex_shrink="0",
+        ),
+        rx.text(item["name"], weight="medium", size="2", text_align="left"),
+        rx.cond(selected, rx.icon("circle-check", size=18, color=rx.color("accent", 9), margin_left="auto")),
+        on_click=TryOnState.select_item(item["id"]),
+        type="button",
+        aria_pressed=rx.cond(selected, "true", "false"),
+        display="flex",
+        align_items="center",
+        gap="0.75rem",
+        width="100%",
+        padding="0.5rem",
+        border=rx.cond(selected, f"2px solid {rx.color('accent', 9)}", f"2px solid {rx.color('gray', 5)}"),
+        border_radius="10px",
+        background=rx.cond(selected, rx.color("accent", 2), "transparent"),
+        cursor="pointer",
+        data_testid="tryon-item",
+    )
+
+
+def items_panel() -> rx.Component:
+    return rx.vstack(
+        rx.heading("Available Items", as_="h2", size="5"),
+        rx.cond(
+            TryOnState.items_loading,
+            rx.vstack(
+                *[rx.skeleton(height="88px", width="100%", border_radius="10px") for _ in range(3)],
+                width="100%",
+            ),
+            rx.cond(
+                TryOnState.items_failed,
+                rx.callout(ITEMS_FAILED, icon="triangle-alert", color_scheme="red", width="100%"),
+                rx.cond(
+                    TryOnState.items.length() > 0,
+                    rx.vstack(rx.foreach(TryOnState.items, item_card), spacing="2", width="100%"),
+                    rx.text(ITEMS_EMPTY, color=styles.MUTED),
+                ),
+            ),
+        ),
+        rx.button(
+            rx.cond(TryOnState.processing, "Processing...", "Try It On"),
+            on_click=TryOnState.try_on,
+            disabled=~TryOnState.can_try_on,
+            size="3",
+            width="100%",
+            data_testid="try-it-on",
+        ),
+        rx.cond(
+            TryOnState.error != "",
+            rx.callout(
+                TryOnState.error,
+                icon="circle-alert",
+                color_scheme="red",
+                role="alert",
+                width="100%",
+                data_testid="tryon-error",
+            ),
+        ),
+        spacing="3",
+        width="100%",
+    )
+
+
+@public_page(route=ROUTE, title=TITLE, on_load=TryOnState.load, description=DESCRIPTION)
+def try_it_on() -> rx.Component:
+    return rx.vstack(
+        rx.vstack(
+            rx.heading(TITLE, as_="h1", size="8"),
+            rx.text(SUBTITLE, color=styles.MUTED, size="4", max_width="640px"),
+            align="center",
+            text_align="center",
+            spacing="2",
+            width="100%",
+        ),
+        rx.grid(
+            photo_panel(),
+            items_panel(),
+            columns=rx.breakpoints(initial="1", md="2"),
+            gap="2rem",
+            width="100%",
+            align_items="start",
+        ),
+        spacing="6",
+        padding_y="2.5rem",
+        style=styles.content_box,
+    )

@@ -1,0 +1,124 @@
+"""One process at a time for the background jobs every process starts (the catalogue sync, the
+order poll, the image preparer), when several workers or hosts serve one store.
+
+A job's lease is one row (`job_lease`): its holder and until when it holds it. A process claims a
+job by an atomic UPDATE that succeeds only when the lease has run out or is already its own, or by
+inserting the row when there is none; the database settles any race (a row lock on PostgreSQL, the
+write lock on SQLite). A holder renews its lease at every step, so a process that dies hands the
+job over once its lease runs out. The fulfilment outbox does not need this: it claims each order.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
+
+from sqlalchemy import or_, update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col
+
+from storefront.models import JobLease, utcnow
+from storefront.services.background import Step
+
+#: This process, as lease holder: host, process id, and a random part (pids are reused).
+PROCESS_HOLDER = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def _aware(moment: datetime | None) -> datetime | None:
+    """SQLite hands datetimes back without their zone; every time here is UTC."""
+    return moment.replace(tzinfo=timezone.utc) if moment is not None and moment.tzinfo is None else moment
+
+
+class JobLeases:
+    """Claims, renews and ends job leases for one holder (this process, unless a test says otherwise)."""
+
+    def __init__(
+        self,
+        session_factory: Callable[[], Session],
+        holder: str = PROCESS_HOLDER,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self._session_factory = session_factory
+        self.holder = holder
+        self.clock = clock
+
+    def claim(self, name: str, seconds: float) -> bool:
+        """Hold the job `name` for `seconds` from now: True when it is free, ran out or is ours."""
+        now = self.clock()
+        until = now + timedelta(seconds=seconds)
+        with self._session_factory() as session:
+            taken = session.execute(
+                update(JobLease)
+                .where(col(JobLease.name) == name)
+                .where(or_(col(JobLease.held_until) <= now, col(JobLease.holder) == self.holder))
+                .values(holder=self.holder, held_until=until)
+            ).rowcount
+            session.commit()
+        if taken == 1:
+            return True
+        with self._session_factory() as session:
+            session.add(JobLease(name=name, holder=self.holder, held_until=until))
+            try:
+                session.commit()
+            except IntegrityError:  # the row exists: another holder has the job
+                session.rollback()
+                return False
+        return True
+
+    def finish(self, name: str) -> None:
+        """A run of the job is done: note when, and let the job go."""
+        now = self.clock()
+        with self._session_factory() as session:
+            session.execute(
+                update(JobLease)
+                .where(col(JobLease.name) == name, col(JobLease.holder) == self.holder)
+                .values(held_until=now, finished_at=now)
+            )
+            session.commit()
+
+    def release(self, name: str) -> None:
+        """Let the job go now (this process stops), so another process takes it over at once."""
+        now = self.clock()
+        with self._session_factory() as session:
+            session.execute(
+                update(JobLease)
+                .where(col(JobLease.name) == name, col(JobLease.holder) == self.holder)
+                .values(held_until=now)
+            )
+            session.commit()
+
+    def lease(self, name: str) -> JobLease | None:
+        """The job's lease as stored (times in UTC), None when it was never claimed."""
+        with self._session_factory() as session:
+            row = session.get(JobLease, name)
+            if row is None:
+                return None
+            return JobLease(
+                name=row.name,
+                holder=row.holder,
+                held_until=_aware(row.held_until) or self.clock(),
+                finished_at=_aware(row.finished_at),
+            )
+
+    def seconds_left(self, name: str) -> float:
+        """How long until the job's current lease runs out (0 when it has, or there is none)."""
+        lease = self.lease(name)
+        if lease is None:
+            return 0.0
+        return max(0.0, (lease.held_until - self.clock()).total_seconds())
+
+
+def one_at_a_time(leases: JobLeases, name: str, step: Step, *, lease_seconds: float, idle_seconds: float) -> Step:
+    """`step`, run only by the process holding the job's lease (renewed at each step); any other
+    process waits `idle_seconds` and asks again, so it takes over when the holder is gone.
+    `lease_seconds` must be longer than one step and the wait after it."""
+
+    def guarded() -> float | None:
+        if not leases.claim(name, lease_seconds):
+            return idle_seconds
+        return step()
+
+    return guarded

@@ -1,0 +1,111 @@
+"""/try-it-on in a real browser with the local engine: upload a photo, pick an item, Try It On,
+see the result replace the photo and download it; a photo without a person and a file that is
+no image each get a clear message."""
+
+from __future__ import annotations
+
+import base64
+import io
+import re
+from pathlib import Path
+
+from PIL import Image
+from playwright.sync_api import Page, expect
+from skimage import data as samples
+
+from storefront.services.tryon.engine import NO_PERSON_FOUND
+from tests.e2e.browser import open_page
+
+ROUTE = "/try-it-on"
+
+
+def _photo(tmp_path: Path) -> Path:
+    """The astronaut sample (a waist-up portrait that ships with scikit-image) as a JPEG file."""
+    path = tmp_path / "me.jpg"
+    Image.fromarray(samples.astronaut()).save(path, "JPEG", quality=92)
+    return path
+
+
+def _landscape(tmp_path: Path) -> Path:
+    path = tmp_path / "coffee.jpg"
+    Image.fromarray(samples.coffee()).save(path, "JPEG", quality=92)
+    return path
+
+
+def _choose_photo(page: Page, path: Path) -> None:
+    page.get_by_test_id("upload-photo").locator("input[type=file]").set_input_files(path)
+
+
+def test_a_shopper_tries_an_item_on_and_downloads_the_result(page: Page, tmp_path: Path) -> None:
+    open_page(page, ROUTE)
+    expect(page.get_by_role("heading", name="Virtual Try-On", level=1)).to_be_visible()
+    expect(page.get_by_role("heading", name="Available Items")).to_be_visible()
+    items = page.get_by_test_id("tryon-item")
+    expect(items).to_have_count(3)
+    for index in range(3):
+        expect(items.nth(index).locator("img")).to_have_attribute("src", re.compile(r"^/media/"))
+    button = page.get_by_test_id("try-it-on")
+    expect(button).to_have_text("Try It On")
+    expect(button).to_be_disabled()
+
+    items.nth(0).click()
+    expect(items.nth(0)).to_have_attribute("aria-pressed", "true")
+    expect(button).to_be_disabled()  # no photo yet
+
+    _choose_photo(page, _photo(tmp_path))
+    expect(page.get_by_test_id("tryon-photo")).to_be_visible()
+    expect(button).to_be_enabled()
+
+    button.click()
+    expect(button).to_have_text("Processing...")
+    result = page.get_by_test_id("tryon-result")
+    expect(result).to_be_visible(timeout=30_000)
+    expect(button).to_have_text("Try It On")
+    expect(page.get_by_test_id("tryon-photo")).to_have_count(0)  # the result replaced the photo
+    src = result.get_attribute("src") or ""
+    assert src.startswith("data:image/")
+    with Image.open(io.BytesIO(base64.b64decode(src.split(",", 1)[1]))) as image:
+        assert image.size == (512, 512)
+    download = page.get_by_test_id("download-result")
+    expect(download).to_have_attribute("download", "virtual-try-on.jpg")
+    with page.expect_download() as saved:
+        download.click()
+    with Image.open(saved.value.path()) as image:
+        assert image.size == (512, 512)
+
+
+def test_a_photo_without_a_person_or_a_file_that_is_no_image_gets_a_clear_message(
+    page: Page, tmp_path: Path
+) -> None:
+    open_page(page, ROUTE)
+    page.get_by_test_id("tryon-item").nth(1).click()
+    _choose_photo(page, _landscape(tmp_path))
+    expect(page.get_by_test_id("tryon-photo")).to_be_visible()
+    page.get_by_test_id("try-it-on").click()
+    expect(page.get_by_role("alert").filter(has_text=NO_PERSON_FOUND)).to_be_visible(timeout=30_000)
+    expect(page.get_by_test_id("tryon-result")).to_have_count(0)
+
+    fake = tmp_path / "holiday.jpg"
+    fake.write_text("this is not a photo")
+    _choose_photo(page, fake)
+    expect(page.get_by_role("alert").filter(has_text="not an image we can read")).to_be_visible()
+
+
+def test_a_product_page_leads_to_the_try_on_with_its_item_chosen(page: Page, tmp_path: Path) -> None:
+    open_page(page, "/products")
+    page.get_by_placeholder("Search products...").fill("Vintage Tee")
+    card = page.get_by_test_id("product-card").first
+    expect(card).to_contain_text("Vintage Tee")
+    name = card.get_by_test_id("product-name").inner_text()
+    card.get_by_role("link", name="View Details").click()
+    expect(page.get_by_role("heading", name=name, level=1)).to_be_visible()
+    page.get_by_test_id("product-try-on").click()
+    expect(page).to_have_url(re.compile(r"/try-it-on\?item="))
+    chosen = page.locator("[data-testid=tryon-item][aria-pressed=true]")
+    expect(chosen).to_have_count(1)
+    expect(chosen).to_contain_text(name)
+    expect(page.get_by_test_id("tryon-item")).to_have_count(3)
+
+    _choose_photo(page, _photo(tmp_path))
+    page.get_by_test_id("try-it-on").click()
+    expect(page.get_by_test_id("tryon-result")).to_be_visible(timeout=30_000)
