@@ -7,6 +7,11 @@ from datetime import datetime, timezone
 from sqlalchemy import Column, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+#: The integer range both databases store (SQLite INTEGER, PostgreSQL BIGINT): ids and offsets
+#: outside it are refused before the database driver fails on them with an error of its own.
+DB_INT_MIN = -(2**63)
+DB_INT_MAX = 2**63 - 1
+
 
 def utcnow() -> datetime:
     return datetime.now(timezone.utc)

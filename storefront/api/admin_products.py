@@ -31,13 +31,12 @@ from storefront.api.schemas import (
     ProviderProductAnswer,
     ProviderProductUpdate,
     PublishRequest,
-    DB_INT_MAX,
-    DB_INT_MIN,
     ShopSync,
     VisibilityChange,
     dump,
     errors,
 )
+from storefront.models import DB_INT_MAX, DB_INT_MIN
 from storefront.services import admin_catalog, catalog
 from storefront.services.errors import NotFoundError, ValidationError
 from storefront.services.money import cents_to_dollars

@@ -12,7 +12,8 @@ from sqlmodel import Session
 
 from storefront.api.admin import ADMIN_ERRORS, ADMIN_ONLY
 from storefront.api.sessions import SessionRoute, get_session
-from storefront.api.schemas import DB_INT_MAX, Deleted, Event, EventForm, dump, errors
+from storefront.api.schemas import Deleted, Event, EventForm, dump, errors
+from storefront.models import DB_INT_MAX
 from storefront.services import events
 
 #: The admin's routes: every one checks the x-admin-token session.

@@ -17,10 +17,6 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-#: The largest integer SQLite and PostgreSQL (BIGINT) store: offsets and ids past it are refused
-#: by the route (422) rather than by the database driver (an OverflowError, a 500).
-DB_INT_MAX = 2**63 - 1
-DB_INT_MIN = -(2**63)
 
 #: A text field the service checks itself (missing, blank or mistyped -> the spec's message).
 Text = str | None

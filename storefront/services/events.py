@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from sqlmodel import Session, col, func, select
 
-from storefront.models import Event, ImageSource, utcnow
+from storefront.models import DB_INT_MAX, Event, ImageSource, utcnow
 from storefront.services.catalog_images import src_key
 from storefront.services.errors import NotFoundError, ValidationError
 from storefront.services.images import Picture, PreparedImage, picture
@@ -323,16 +323,12 @@ def list_events(
     return EventPage(events=tuple(_views(session, rows)), total=int(total))
 
 
-#: Event ids are 64-bit integers in the database; a larger number cannot name one.
-_MAX_EVENT_ID = 2**63 - 1
-
-
 def _event(session: Session, event_id: object) -> Event:
     try:
         key = int(str(event_id))
     except ValueError:
         raise NotFoundError(EVENT_NOT_FOUND) from None
-    if not 0 < key <= _MAX_EVENT_ID:  # the database driver would refuse it with an error of its own
+    if not 0 < key <= DB_INT_MAX:  # the database driver would refuse it with an error of its own
         raise NotFoundError(EVENT_NOT_FOUND)
     row = session.get(Event, key)
     if row is None:
