@@ -27,6 +27,7 @@ from storefront.pages import (  # noqa: F401  (importing a page module registers
 )
 from storefront.pages.admin import dashboard, login, products as admin_products  # noqa: F401
 from storefront.served_routes import served_routes
+from storefront.upload_limit import upload_limit
 from storefront.services.auth import DEFAULT_PASSWORD_WARNING
 from storefront.services.background import Worker, start_worker
 from storefront.services.catalog_images import IDLE_SECONDS
@@ -134,8 +135,9 @@ app = rx.App(
         rx.el.link(rel="apple-touch-icon", href="/apple-touch-icon.png"),
     ],
     html_lang="en",
-    # The API in front of the Reflex backend, then prerendered pages served at their own address.
-    api_transformer=[api, served_routes],
+    # The API in front of the Reflex backend, then prerendered pages served at their own address,
+    # and outermost the size cap on Reflex's upload endpoint.
+    api_transformer=[api, served_routes, upload_limit],
     # One toast at a time: a new one replaces the older (spec section 4).
     toaster=rx.toast.provider(
         position="bottom-right",
