@@ -35,6 +35,7 @@ from storefront.services.job_leases import JobLeases, one_at_a_time
 from storefront.services.fulfilment import start_outbox_worker
 from storefront.services.order_tracking import TRACKING_JOB, OrderTracker, start_order_tracker
 from storefront.services.store_catalogue import SYNC_JOB, start_catalogue_sync
+from storefront.services.upload_sweep import SWEEP_JOB, start_upload_sweep
 
 settings = get_settings()
 api = create_api(settings)
@@ -126,6 +127,18 @@ async def catalogue_images() -> AsyncIterator[None]:
         await stop_and_release(worker, IMAGES_JOB)
 
 
+@contextlib.asynccontextmanager
+async def upload_sweep() -> AsyncIterator[None]:
+    """Remove event photos no event uses (an unsaved form's, a deleted event's) after a week."""
+    worker = start_upload_sweep(
+        api.state.services.session_factory, settings.upload_dir, settings.media_dir, job_leases()
+    )
+    try:
+        yield
+    finally:
+        await stop_and_release(worker, SWEEP_JOB)
+
+
 app = rx.App(
     style=styles.base_style,
     stylesheets=["/styles.css"],
@@ -150,6 +163,7 @@ app.register_lifespan_task(catalogue_sync)
 app.register_lifespan_task(provider_check)
 app.register_lifespan_task(order_tracker)
 app.register_lifespan_task(catalogue_images)
+app.register_lifespan_task(upload_sweep)
 
 
 @contextlib.asynccontextmanager
