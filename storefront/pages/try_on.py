@@ -198,4 +198,5 @@ def try_it_on() -> rx.Component:
         spacing="6",
         padding_y="2.5rem",
         style=styles.content_box,
+        on_unmount=TryOnState.forget_photo,
     )

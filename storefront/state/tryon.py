@@ -1,8 +1,9 @@
 """/try-it-on: the shopper's photo, the Available Items, and the try-on result.
 
 The photo is kept only in this tab's state, made small and stripped of its metadata
-(services/tryon/fitting.py); nothing is written to disk. The result comes back as a data URL the
-Download button saves.
+(services/tryon/fitting.py), and only while the shopper stays on the page: leaving it (or a new
+visit) drops the photo and the result. Nothing is written to disk. The result comes back as a
+data URL the Download button saves.
 """
 
 from __future__ import annotations
@@ -98,6 +99,7 @@ class TryOnState(rx.State):
     async def load(self):
         """The items; `?item=<product id>` (a product page's Try It On link) chooses that one."""
         async with self:
+            self._forget_photo()  # each visit starts without an earlier visit's photo
             self.items_loading, self.items_failed = True, False
             wanted = self.router.url.query_parameters.get(ITEM_PARAM, "")
         try:
@@ -115,6 +117,15 @@ class TryOnState(rx.State):
                 self.selected_id = wanted
             elif self.selected_id not in offered:
                 self.selected_id = ""
+
+    def _forget_photo(self) -> None:
+        self._generation += 1  # a try-on still running for this photo is dropped when it ends
+        self.photo_url, self.result_url, self.error = "", "", ""
+
+    @rx.event
+    def forget_photo(self):
+        """The shopper left the page: the photo and its result leave the tab's state with them."""
+        self._forget_photo()
 
     @rx.event
     def select_item(self, product_id: str):

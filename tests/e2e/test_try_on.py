@@ -73,6 +73,15 @@ def test_a_shopper_tries_an_item_on_and_downloads_the_result(page: Page, tmp_pat
     with Image.open(saved.value.path()) as image:
         assert image.size == (512, 512)
 
+    # Leaving the page drops the photo and the result: back on it, the page starts empty.
+    page.locator("header").get_by_role("link", name="Our Products").first.click()
+    expect(page).to_have_url(re.compile(r"/products$"))
+    page.go_back()
+    expect(items).to_have_count(3)
+    expect(page.get_by_test_id("tryon-result")).to_have_count(0)
+    expect(page.get_by_test_id("tryon-photo")).to_have_count(0)
+    expect(button).to_be_disabled()
+
 
 def test_a_photo_without_a_person_or_a_file_that_is_no_image_gets_a_clear_message(
     page: Page, tmp_path: Path
