@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.engine import Engine
 from sqlmodel import Session, func, select
 
 from storefront.config import PROJECT_ROOT
@@ -47,6 +48,14 @@ def seed_catalogue(data_dir: Path, total: int) -> int:
     subprocess.run([sys.executable, "-m", "storefront.manage", "prepare"], cwd=PROJECT_ROOT,
                    env=store_env(data_dir, 3000), check=True, capture_output=True)
     engine = make_engine(f"sqlite:///{data_dir / 'storefront.db'}")
+    try:
+        return add_clones(engine, total)
+    finally:
+        engine.dispose()
+
+
+def add_clones(engine: Engine, total: int) -> int:
+    """Clone the visible demo products into the catalogue until it holds `total`; the count."""
     templates = [p for p in demo_catalogue(DEMO_MEDIA_URL) if p.get("visible", p.get("is_published"))]
     with Session(engine) as session:
         count = session.exec(select(func.count()).select_from(CatalogProduct)).one()
@@ -56,5 +65,4 @@ def seed_catalogue(data_dir: Path, total: int) -> int:
             number += 1
             count += 1
         session.commit()
-    engine.dispose()
     return count

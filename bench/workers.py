@@ -15,16 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import redis
-from sqlmodel import Session, func, select
 
-from bench.catalogue import clone_product, store_env
+from bench.catalogue import add_clones, store_env
 from bench.servers import ServedApp, store_app
 from storefront.config import PROJECT_ROOT
 from storefront.db import make_engine
-from storefront.models import CatalogProduct
-from storefront.services.catalog_sync import upsert_product
-from storefront.services.printify.demo import DEMO_SHOP_ID, demo_catalogue
-from storefront.wiring import DEMO_MEDIA_URL
 from tests.databases import temporary_database
 from tests.serving import free_port
 
@@ -57,19 +52,10 @@ def seed_database(data_dir: Path, db_url: str, total: int) -> int:
     if prepared.returncode:
         raise RuntimeError(f"manage prepare on PostgreSQL failed:\n{(prepared.stdout + prepared.stderr)[-3000:]}")
     engine = make_engine(db_url)
-    templates = [p for p in demo_catalogue(DEMO_MEDIA_URL) if p.get("visible", p.get("is_published"))]
     try:
-        with Session(engine) as session:
-            count = session.exec(select(func.count()).select_from(CatalogProduct)).one()
-            number = 0
-            while count < total:
-                upsert_product(session, clone_product(templates[number % len(templates)], number), DEMO_SHOP_ID)
-                number += 1
-                count += 1
-            session.commit()
+        return add_clones(engine, total)
     finally:
         engine.dispose()
-    return count
 
 
 @dataclass
