@@ -11,6 +11,7 @@ from storefront.components.event_card import (
     skeleton_event_card,
 )
 from storefront.components.layout import public_page
+from storefront.components.page_title import centred_title
 from storefront.state.events import FEATURED, LOAD_FAILED, UPCOMING, EventsState
 
 ROUTE = "/tours-and-events"
@@ -23,15 +24,7 @@ SKELETON_CARDS = 6
 
 
 def hero() -> rx.Component:
-    return rx.vstack(
-        rx.heading(TITLE, as_="h1", size="8"),
-        rx.text(SUBTITLE, color=styles.MUTED, size="4", max_width="640px"),
-        align="center",
-        text_align="center",
-        spacing="2",
-        width="100%",
-        padding_y="2rem",
-    )
+    return centred_title(TITLE, SUBTITLE, padding_y="2rem")
 
 
 def section(heading: str, cards: rx.Var, has_more: rx.Var, key: str) -> rx.Component:

@@ -4,6 +4,7 @@ import reflex as rx
 
 from storefront.components import styles
 from storefront.components.layout import public_page
+from storefront.components.page_title import centred_title
 from storefront.components.product_card import card_grid, product_card, product_results
 from storefront.state.catalog import NewArrivalsState
 
@@ -29,14 +30,7 @@ def rising_card(product: rx.Var, index: rx.Var) -> rx.Component:
 @public_page(route="/new-arrivals", title="New Arrivals", on_load=NewArrivalsState.load)
 def new_arrivals() -> rx.Component:
     return rx.vstack(
-        rx.vstack(
-            rx.heading("New Arrivals", as_="h1", size="8"),
-            rx.text(SUBTITLE, color=styles.MUTED, size="4", max_width="640px"),
-            align="center",
-            text_align="center",
-            spacing="2",
-            width="100%",
-        ),
+        centred_title("New Arrivals", SUBTITLE),
         product_results(
             loading=NewArrivalsState.loading,
             failed=False,  # the spec shows no handling of failed fetches here

@@ -5,6 +5,7 @@ import reflex as rx
 from storefront.components import styles
 from storefront.components.image_files import ACCEPTED_TYPES, MAX_FILE_BYTES, rejected_codes
 from storefront.components.layout import public_page
+from storefront.components.page_title import centred_title
 from storefront.state.tryon import ITEMS_FAILED, ROUTE, UPLOAD_ID, TryOnState
 
 TITLE = "Virtual Try-On"
@@ -179,14 +180,7 @@ def items_panel() -> rx.Component:
 @public_page(route=ROUTE, title=TITLE, on_load=TryOnState.load, description=DESCRIPTION)
 def try_it_on() -> rx.Component:
     return rx.vstack(
-        rx.vstack(
-            rx.heading(TITLE, as_="h1", size="8"),
-            rx.text(SUBTITLE, color=styles.MUTED, size="4", max_width="640px"),
-            align="center",
-            text_align="center",
-            spacing="2",
-            width="100%",
-        ),
+        centred_title(TITLE, SUBTITLE),
         rx.grid(
             photo_panel(),
             items_panel(),
