@@ -23,8 +23,19 @@ from sqlmodel import Session, col
 from storefront.models import JobLease, utcnow
 from storefront.services.background import Step
 
-#: This process, as lease holder: host, process id, and a random part (pids are reused).
-PROCESS_HOLDER = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+_holder: tuple[int, str] | None = None
+
+
+def process_holder() -> str:
+    """This process as lease holder: host, process id and a random part (pids are reused).
+
+    Made in the process that asks: Reflex's production server imports the app once and forks its
+    workers from it, and each of them must hold its leases as itself."""
+    global _holder
+    pid = os.getpid()
+    if _holder is None or _holder[0] != pid:
+        _holder = (pid, f"{socket.gethostname()}:{pid}:{uuid.uuid4().hex[:8]}")
+    return _holder[1]
 
 
 def _aware(moment: datetime | None) -> datetime | None:
@@ -33,17 +44,22 @@ def _aware(moment: datetime | None) -> datetime | None:
 
 
 class JobLeases:
-    """Claims, renews and ends job leases for one holder (this process, unless a test says otherwise)."""
+    """Claims, renews and ends job leases for one holder (the process using them, unless a test names one)."""
 
     def __init__(
         self,
         session_factory: Callable[[], Session],
-        holder: str = PROCESS_HOLDER,
+        holder: str | None = None,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
         self._session_factory = session_factory
-        self.holder = holder
+        self._holder = holder
         self.clock = clock
+
+    @property
+    def holder(self) -> str:
+        """Who claims: the given name, else the process using these leases (see process_holder)."""
+        return self._holder or process_holder()
 
     def claim(self, name: str, seconds: float) -> bool:
         """Hold the job `name` for `seconds` from now: True when it is free, ran out or is ours."""

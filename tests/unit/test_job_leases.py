@@ -4,6 +4,7 @@ process of several, and the order poll and image preparer guarded the same way."
 
 from __future__ import annotations
 
+import multiprocessing
 import threading
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -78,6 +79,31 @@ def test_of_many_processes_racing_for_a_job_exactly_one_gets_it(engine: Engine) 
         thread.join(timeout=30)
     assert len(won) == 1
     assert leases(engine, "observer").lease("contested").holder == won[0]  # type: ignore[union-attr]
+
+
+def _claim_in_child(engine: Engine, parent: JobLeases, answers: multiprocessing.Queue) -> None:
+    engine.dispose(close=False)  # a forked child opens its own connections (SQLAlchemy's advice)
+    answers.put((parent.holder, parent.claim("forked", 60)))
+
+
+def test_workers_forked_from_one_parent_each_hold_leases_as_themselves(engine: Engine) -> None:
+    """Reflex's production server imports the app once, then forks its workers from it: leases made
+    before the fork must not let every worker claim the same job as one holder."""
+    parent = JobLeases(lambda: Session(engine))
+    before = parent.holder
+    context = multiprocessing.get_context("fork")
+    answers = context.Queue()
+    children = [context.Process(target=_claim_in_child, args=(engine, parent, answers)) for _ in range(2)]
+    for child in children:
+        child.start()
+    results = [answers.get(timeout=60) for _ in children]
+    for child in children:
+        child.join(timeout=30)
+        assert child.exitcode == 0
+    holders = {holder for holder, _ in results}
+    assert len(holders) == 2 and before not in holders
+    assert sorted(won for _, won in results) == [False, True]
+    assert parent.holder == before
 
 
 def test_a_guarded_step_runs_only_in_the_holder(engine: Engine) -> None:
