@@ -4,6 +4,7 @@ the setting (`SettingsError`); `.env.example` and the README list every setting.
 
 from __future__ import annotations
 
+import ipaddress
 import math
 from functools import lru_cache
 from pathlib import Path
@@ -74,6 +75,9 @@ class Settings(BaseSettings):
     order_poll_interval_seconds: int = Field(default=600, ge=1)
     payment_requests_per_minute: int = Field(default=20, ge=1)
     payment_declines_per_order: int = Field(default=5, ge=1)
+    #: The proxies whose X-Forwarded-For header names the client (rate limits count per client
+    #: address): IP addresses or networks, comma-separated, or '*' for any peer.
+    trusted_proxies: str = "127.0.0.1,::1"
 
     def __init__(self, **values: Any) -> None:
         try:
@@ -94,6 +98,19 @@ class Settings(BaseSettings):
         if not math.isfinite(value):
             raise ValueError("must be a finite number of seconds")
         return value
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxies(cls, value: str) -> str:
+        entries = [entry.strip() for entry in value.split(",") if entry.strip()]
+        for entry in entries:
+            if entry == "*":
+                continue
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ValueError(f"{entry!r} is not an IP address or network (or '*')") from None
+        return ",".join(entries)
 
     @model_validator(mode="after")
     def _derived_and_consistent(self) -> Settings:

@@ -10,6 +10,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
@@ -190,6 +191,10 @@ def create_api(
     api.state.services = ApiServices(
         settings, engine=engine, gateway=gateway, provider=provider, clock=clock, tryon_engine=tryon_engine
     )
+    # Behind a proxy or load balancer every request comes from it; the client's own address (what
+    # the rate limits count by) is read from X-Forwarded-For, believed only from TRUSTED_PROXIES.
+    # Reflex's production server (granian) does not read the header itself.
+    api.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies)
     api.add_exception_handler(ServiceError, _service_error)
     api.add_exception_handler(RequestValidationError, _request_error)
     api.add_exception_handler(StarletteHTTPException, _http_error)
