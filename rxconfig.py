@@ -1,15 +1,23 @@
 """Reflex configuration; every value comes from storefront/config.py (the environment)."""
 
+import os
+import sys
+
 import reflex as rx
 
 from storefront.config import get_settings
 
 _settings = get_settings()
+# The production backend (`reflex run --env prod --backend-only`, see the README) refuses to start
+# with a frontend port in the config, and Reflex reads the config before it acts on the flag.
+_BACKEND_ONLY = "--backend-only" in sys.argv[1:] or os.environ.get("REFLEX_BACKEND_ONLY", "").lower() in {
+    "1", "true", "yes",
+}
 
 config = rx.Config(
     app_name="storefront",
     telemetry_enabled=False,
-    frontend_port=_settings.port,
+    frontend_port=None if _BACKEND_ONLY else _settings.port,
     backend_port=_settings.port,
     # One worker keeps state in memory; several workers share it through Redis.
     state_manager_mode="redis" if _settings.redis_url else "memory",
