@@ -61,17 +61,24 @@ class JobLeases:
         """Who claims: the given name, else the process using these leases (see process_holder)."""
         return self._holder or process_holder()
 
-    def claim(self, name: str, seconds: float) -> bool:
-        """Hold the job `name` for `seconds` from now: True when it is free, ran out or is ours."""
+    def claim(self, name: str, seconds: float, *, unless_finished_since: datetime | None = None) -> bool:
+        """Hold the job `name` for `seconds` from now: True when it is free, ran out or is ours.
+
+        With `unless_finished_since`, a run finished since then also refuses the claim, in the same
+        statement: a holder that finishes between a look at the lease and this claim is not run after."""
         now = self.clock()
         until = now + timedelta(seconds=seconds)
         with self._session_factory() as session:
-            taken = session.execute(
+            claim = (
                 update(JobLease)
                 .where(col(JobLease.name) == name)
                 .where(or_(col(JobLease.held_until) <= now, col(JobLease.holder) == self.holder))
-                .values(holder=self.holder, held_until=until)
-            ).rowcount
+            )
+            if unless_finished_since is not None:
+                claim = claim.where(
+                    or_(col(JobLease.finished_at).is_(None), col(JobLease.finished_at) < unless_finished_since)
+                )
+            taken = session.execute(claim.values(holder=self.holder, held_until=until)).rowcount
             session.commit()
         if taken == 1:
             return True

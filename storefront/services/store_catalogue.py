@@ -66,7 +66,7 @@ def start_catalogue_sync(
             if lease is not None and lease.finished_at is not None and lease.finished_at >= started:
                 logger.info("Catalogue synced by another process of the store (%s)", lease.holder)
                 return None
-            if not leases.claim(SYNC_JOB, SYNC_LEASE_SECONDS):
+            if not leases.claim(SYNC_JOB, SYNC_LEASE_SECONDS, unless_finished_since=started):
                 return WAIT_FOR_HOLDER_SECONDS  # then look again: done by then, or its holder gone
         try:
             result = sync_store_catalogue(session_factory, provider, shop_id())

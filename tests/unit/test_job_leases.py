@@ -61,6 +61,23 @@ def test_a_released_or_finished_job_is_free_at_once(engine: Engine) -> None:
     assert a.claim(JOB, 600)
 
 
+def test_a_run_finished_between_a_look_and_a_claim_is_not_run_again(engine: Engine) -> None:
+    """The start-up sync's race: b starts while a syncs, looks (not finished), a finishes, b claims."""
+    clock = Clock()
+    a, b = leases(engine, "host-a:1", clock), leases(engine, "host-b:2", clock)
+    assert a.claim(JOB, 600)
+    clock.now += timedelta(seconds=1)
+    b_started = clock.now
+    lease = b.lease(JOB)
+    assert lease is not None and lease.finished_at is None  # b's look: a is still at it
+    clock.now += timedelta(seconds=1)
+    a.finish(JOB)
+    assert not b.claim(JOB, 600, unless_finished_since=b_started)
+    assert b.claim(JOB, 600, unless_finished_since=clock.now + timedelta(seconds=1))  # a later start runs it
+    fresh = leases(engine, "host-c:3", clock)
+    assert fresh.claim("never-run", 60, unless_finished_since=b_started)  # no run yet: free
+
+
 def test_of_many_processes_racing_for_a_job_exactly_one_gets_it(engine: Engine) -> None:
     racers = 8
     start = threading.Barrier(racers)
