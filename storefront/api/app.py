@@ -19,6 +19,7 @@ from storefront.api import admin, admin_orders, admin_products, events, orders, 
 from storefront.api.database_errors import answer_database_outages
 from storefront.api.errors import error_response
 from storefront.api.schemas import errors
+from storefront.api.security_headers import NoSniff
 from storefront.api.static import IMMUTABLE, ONE_HOUR, CachedStaticFiles
 from storefront.api import provider as provider_routes
 from storefront.api import shopify as shopify_routes
@@ -195,6 +196,7 @@ def create_api(
     # the rate limits count by) is read from X-Forwarded-For, believed only from TRUSTED_PROXIES.
     # Reflex's production server (granian) does not read the header itself.
     api.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies)
+    api.add_middleware(NoSniff)
     api.add_exception_handler(ServiceError, _service_error)
     api.add_exception_handler(RequestValidationError, _request_error)
     api.add_exception_handler(StarletteHTTPException, _http_error)

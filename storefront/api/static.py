@@ -14,8 +14,8 @@ ONE_HOUR = "public, max-age=3600"
 
 
 class CachedStaticFiles(StaticFiles):
-    """StaticFiles that sends a Cache-Control header with every file, and nosniff so a browser
-    never runs an uploaded file as anything but the type its name says."""
+    """StaticFiles that sends a Cache-Control header with every file (nosniff comes with every
+    answer of the API app: api/security_headers.py)."""
 
     def __init__(self, *, cache_control: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -24,5 +24,4 @@ class CachedStaticFiles(StaticFiles):
     def file_response(self, *args: Any, **kwargs: Any) -> Response:
         response = super().file_response(*args, **kwargs)
         response.headers["Cache-Control"] = self.cache_control
-        response.headers["X-Content-Type-Options"] = "nosniff"
         return response

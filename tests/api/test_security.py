@@ -631,3 +631,19 @@ def test_try_on_refuses_script_bearing_images(tryon_client: TestClient, field: s
     assert response.status_code == 422, response.text
     assert field in response.json()["details"]
     assert "<script" not in response.text
+
+
+def test_every_kind_of_answer_says_nosniff(client: TestClient) -> None:
+    answers = {
+        "json": client.get("/api/events"),
+        "refusal": client.get("/api/orders"),
+        "invalid": client.get("/api/events", params={"offset": "x"}),
+        "unknown path": client.get("/api/no-such-route"),
+        "docs": client.get("/api/openapi.json"),
+    }
+    assert {name: answer.status_code for name, answer in answers.items()} == {
+        "json": 200, "refusal": 401, "invalid": 422, "unknown path": 404, "docs": 200,
+    }
+    assert {name: answer.headers.get("x-content-type-options") for name, answer in answers.items()} == dict.fromkeys(
+        answers, "nosniff"
+    )
