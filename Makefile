@@ -51,8 +51,12 @@ prepare: $(VENV)/.installed
 run: install prepare
 	$(VENV)/bin/reflex run --env prod --loglevel info
 
+# The hot-reloading front end answers on PORT and its backend on the next port (one port cannot
+# serve both in development). Hot reload watches the code only: the database, uploads and images
+# the running store writes under data/ would otherwise restart it in a loop.
 dev: install prepare
-	$(VENV)/bin/reflex run --env dev
+	REFLEX_HOT_RELOAD_OVERRIDE_PATHS=$(CURDIR)/storefront:$(CURDIR)/assets \
+		$(VENV)/bin/reflex run --env dev --backend-port $(shell echo $$(( $(PORT) + 1 )))
 
 test: install
 	$(PY) -m pytest tests/unit tests/api -p no:cacheprovider -rs
