@@ -86,16 +86,14 @@ class ApiServices:
     def auth(self) -> AdminAuth:
         return AdminAuth(self.session_factory, self.settings, self.clock)
 
+    def _per_minute(self, limit: int, message: str) -> RateLimiter:
+        """A limit of `limit` requests per client address and minute, refused with `message`."""
+        return RateLimiter(self.session_factory, limit=limit, window_seconds=60, message=message, clock=self.clock)
+
     @cached_property
     def payment_limiter(self) -> RateLimiter:
         """Card checks and payments per client address and minute (card testing is done in bulk)."""
-        return RateLimiter(
-            self.session_factory,
-            limit=self.settings.payment_requests_per_minute,
-            window_seconds=60,
-            message=TOO_MANY_PAYMENT_REQUESTS,
-            clock=self.clock,
-        )
+        return self._per_minute(self.settings.payment_requests_per_minute, TOO_MANY_PAYMENT_REQUESTS)
 
     @cached_property
     def lookup_limiter(self) -> RateLimiter:
@@ -105,24 +103,12 @@ class ApiServices:
     @cached_property
     def refresh_limiter(self) -> RateLimiter:
         """Anonymous forced re-checks of the provider per client address and minute."""
-        return RateLimiter(
-            self.session_factory,
-            limit=REFRESHES_PER_MINUTE,
-            window_seconds=60,
-            message=TOO_MANY_REFRESHES,
-            clock=self.clock,
-        )
+        return self._per_minute(REFRESHES_PER_MINUTE, TOO_MANY_REFRESHES)
 
     @cached_property
     def tryon_limiter(self) -> RateLimiter:
         """Try-ons per client address and minute."""
-        return RateLimiter(
-            self.session_factory,
-            limit=TRY_ONS_PER_MINUTE,
-            window_seconds=60,
-            message=TOO_MANY_TRY_ONS,
-            clock=self.clock,
-        )
+        return self._per_minute(TRY_ONS_PER_MINUTE, TOO_MANY_TRY_ONS)
 
     @cached_property
     def tryon_engine(self) -> TryOnEngine:
