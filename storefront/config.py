@@ -78,6 +78,18 @@ class Settings(BaseSettings):
     #: The proxies whose X-Forwarded-For header names the client (rate limits count per client
     #: address): IP addresses or networks, comma-separated, or '*' for any peer.
     trusted_proxies: str = "127.0.0.1,::1"
+    #: Stripe (services/stripe_gateway.py); empty secret key: the built-in test gateway.
+    stripe_secret_key: str = ""
+    stripe_publishable_key: str = ""
+    stripe_webhook_secret: str = ""
+    #: Stripe's API address (tests point it at tests/fakes/stripe_server.py).
+    stripe_api_base: str = "https://api.stripe.com"
+    #: Where the checkout page loads Stripe.js from (never bundled: Stripe requires its own address).
+    stripe_js_url: str = "https://js.stripe.com/v3/"
+    #: A staging store in production mode may take Stripe test-mode keys when this is set.
+    allow_test_payments: bool = False
+    #: An order left unpaid this long is cancelled (and its PaymentIntent with it).
+    unpaid_order_ttl_hours: float = Field(default=24.0, gt=0)
 
     def __init__(self, **values: Any) -> None:
         try:
@@ -122,6 +134,7 @@ class Settings(BaseSettings):
         upload_dir = data_dir / "uploads" if self.upload_dir == Path() else _project_path(self.upload_dir)
         object.__setattr__(self, "upload_dir", upload_dir)
         object.__setattr__(self, "tryon_engine", _tryon_engine(self))
+        _check_stripe(self)
         if self.store_env == PRODUCTION:
             _check_production(self)
         return self
@@ -135,6 +148,16 @@ class Settings(BaseSettings):
     def uses_demo_provider(self) -> bool:
         """True when no Printify token is set and the embedded demo provider serves the catalogue."""
         return not self.printify_api_token
+
+    @property
+    def uses_stripe(self) -> bool:
+        """True when STRIPE_SECRET_KEY is set: Stripe takes the payments, not the test gateway."""
+        return bool(self.stripe_secret_key)
+
+    @property
+    def stripe_test_mode(self) -> bool:
+        """True for a Stripe test-mode key (sk_test_/rk_test_): no real money moves."""
+        return self.stripe_secret_key.startswith(("sk_test_", "rk_test_"))
 
     @property
     def admin_uses_default_password(self) -> bool:
@@ -159,6 +182,27 @@ def _tryon_engine(settings: Settings) -> str:
     return engine or ("remote" if endpoint else "local")
 
 
+def _check_stripe(settings: Settings) -> None:
+    """Stripe's keys come as a set: a secret key needs the publishable key the page uses and the
+    webhook secret that proves Stripe's events; either without the secret key would be ignored."""
+    if not settings.stripe_secret_key:
+        for name in ("stripe_publishable_key", "stripe_webhook_secret"):
+            if getattr(settings, name):
+                raise ValueError(f"{name.upper()} is set but STRIPE_SECRET_KEY is not; set the secret key or unset it")
+        return
+    if not settings.stripe_secret_key.startswith(("sk_", "rk_")):
+        raise ValueError("STRIPE_SECRET_KEY must be a Stripe secret key (sk_live_... or sk_test_...)")
+    if not settings.stripe_publishable_key.startswith("pk_"):
+        raise ValueError("STRIPE_SECRET_KEY is set: STRIPE_PUBLISHABLE_KEY (pk_...) is needed for the checkout page")
+    live_secret = not settings.stripe_test_mode
+    live_public = settings.stripe_publishable_key.startswith("pk_live_")
+    if live_secret != live_public:
+        raise ValueError("STRIPE_SECRET_KEY and STRIPE_PUBLISHABLE_KEY must both be live keys or both test keys")
+    for name in ("stripe_api_base", "stripe_js_url"):
+        if not getattr(settings, name).startswith(("http://", "https://")):
+            raise ValueError(f"{name.upper()} must be an http:// or https:// address, got {getattr(settings, name)!r}")
+
+
 def _check_production(settings: Settings) -> None:
     """STORE_ENV=production refuses what only a demo may run with (the default password, the demo
     provider, unsigned webhooks)."""
@@ -172,6 +216,21 @@ def _check_production(settings: Settings) -> None:
     if not settings.printify_webhook_secret:
         raise ValueError(
             "STORE_ENV=production needs PRINTIFY_WEBHOOK_SECRET (without it every provider webhook is refused)"
+        )
+    if not settings.stripe_secret_key:
+        raise ValueError(
+            "STORE_ENV=production needs STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET:"
+            " the built-in test gateway approves the documented test card, so every order would be free"
+        )
+    if settings.stripe_test_mode and not settings.allow_test_payments:
+        raise ValueError(
+            "STORE_ENV=production with a Stripe test-mode key (sk_test_...) takes no real money;"
+            " use a live key, or set ALLOW_TEST_PAYMENTS=1 for a staging store"
+        )
+    if not settings.stripe_webhook_secret:
+        raise ValueError(
+            "STORE_ENV=production needs STRIPE_WEBHOOK_SECRET (whsec_...): without Stripe's signed events a"
+            " payment finished after the shopper left would never mark its order paid"
         )
 
 

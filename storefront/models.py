@@ -183,6 +183,12 @@ class Order(SQLModel, table=True):
     payment_id: str | None = Field(default=None, max_length=128)
     card_brand: str | None = Field(default=None, max_length=32)
     card_last4: str | None = Field(default=None, max_length=4)
+    #: The gateway that takes (took) the payment: 'test' or 'stripe' (PaymentGateway.name).
+    payment_provider: str = Field(default="test", max_length=16)
+    #: The Stripe PaymentIntent the shopper pays now (an amended order gets a new one).
+    payment_intent_id: str | None = Field(default=None, max_length=64, index=True)
+    #: The gateway's refund of the whole order, once one was asked for.
+    refund_id: str | None = Field(default=None, max_length=64)
 
     printify_order_id: str | None = Field(default=None, max_length=64, index=True)
     printify_status: str | None = Field(default=None, max_length=32)
@@ -243,6 +249,23 @@ class PaymentAttempt(SQLModel, table=True):
     reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)
     finished_at: datetime | None = Field(default=None)
+
+
+class OrderHistory(SQLModel, table=True):
+    """What happened to an order that staff should see: refunds, cancellations, expiry, with who and when."""
+
+    __tablename__ = "order_history"
+
+    id: int | None = Field(default=None, primary_key=True)
+    order_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("orders.id", ondelete="CASCADE"), index=True, nullable=False)
+    )
+    at: datetime = Field(default_factory=utcnow)
+    #: The admin's username, or 'system' for the store's own jobs and 'stripe' for Stripe's events.
+    actor: str = Field(max_length=100)
+    #: services.order_history action names ('refunded', 'cancelled', 'expired', ...).
+    action: str = Field(max_length=32)
+    detail: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
 
 
 class RateCounter(SQLModel, table=True):

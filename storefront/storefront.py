@@ -11,7 +11,7 @@ import reflex as rx
 from storefront import wiring
 from storefront.api.app import create_api
 from storefront.components import styles
-from storefront.config import Settings, get_settings
+from storefront.config import PRODUCTION, Settings, get_settings
 from storefront.pages import (  # noqa: F401  (importing a page module registers its routes)
     cart,
     collections,
@@ -32,6 +32,7 @@ from storefront.services.auth import DEFAULT_PASSWORD_WARNING
 from storefront.services.background import Worker, start_worker
 from storefront.services.catalog_images import IDLE_SECONDS
 from storefront.services.job_leases import JobLeases, one_at_a_time
+from storefront.services.order_cancellation import EXPIRY_JOB, UnpaidOrderExpiry, start_unpaid_order_expiry
 from storefront.services.fulfilment import start_outbox_worker
 from storefront.services.order_tracking import TRACKING_JOB, OrderTracker, start_order_tracker
 from storefront.services.store_catalogue import SYNC_JOB, start_catalogue_sync
@@ -42,6 +43,10 @@ api = create_api(settings)
 DEMO_PROVIDER_WORKERS_WARNING = (
     "REDIS_URL is set for several workers, but the embedded demo provider keeps its orders in each"
     " process's memory: an order sent by one worker is unknown to the others. Set PRINTIFY_API_TOKEN."
+)
+TEST_PAYMENTS_WARNING = (
+    "ALLOW_TEST_PAYMENTS=1: this production store takes Stripe test-mode payments, so no real money"
+    " moves while orders still go to the print provider. Only for a staging store."
 )
 #: The image preparer's job: one process of the store prepares images (services/job_leases.py).
 IMAGES_JOB = "catalogue-images"
@@ -83,6 +88,19 @@ async def order_tracker() -> AsyncIterator[None]:
         yield
     finally:
         await stop_and_release(worker, TRACKING_JOB)
+
+
+@contextlib.asynccontextmanager
+async def unpaid_order_expiry() -> AsyncIterator[None]:
+    """Cancel checkouts left unpaid past UNPAID_ORDER_TTL_HOURS, with their PaymentIntents."""
+    services = api.state.services
+    ttl = timedelta(hours=settings.unpaid_order_ttl_hours)
+    expiry = UnpaidOrderExpiry(services.session_factory, ttl, gateway=services.stripe, intents=services.intents)
+    worker = start_unpaid_order_expiry(expiry, ttl, job_leases())
+    try:
+        yield
+    finally:
+        await stop_and_release(worker, EXPIRY_JOB)
 
 
 @contextlib.asynccontextmanager
@@ -164,6 +182,7 @@ app.register_lifespan_task(provider_check)
 app.register_lifespan_task(order_tracker)
 app.register_lifespan_task(catalogue_images)
 app.register_lifespan_task(upload_sweep)
+app.register_lifespan_task(unpaid_order_expiry)
 
 
 @contextlib.asynccontextmanager
@@ -173,6 +192,8 @@ async def startup_warnings(checked: Settings = settings) -> AsyncIterator[None]:
         logging.getLogger("storefront").warning(DEFAULT_PASSWORD_WARNING)
     if checked.redis_url and checked.uses_demo_provider:
         logging.getLogger("storefront").warning(DEMO_PROVIDER_WORKERS_WARNING)
+    if checked.store_env == PRODUCTION and checked.stripe_test_mode:
+        logging.getLogger("storefront").warning(TEST_PAYMENTS_WARNING)
     yield
 
 

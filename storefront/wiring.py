@@ -14,6 +14,7 @@ from storefront.services.auth import AdminAuth
 from storefront.services.catalog_images import CatalogImagePreparer
 from storefront.services.image_sources import ImageSourceLoader
 from storefront.services.fulfilment import OrderOutbox
+from storefront.services.payments import PaymentGateway, TestPaymentGateway
 from storefront.services.printify.client import SyncPrintifyClient
 from storefront.services.printify.demo import DemoPrintProvider
 from storefront.services.printify.provider import PrintProvider
@@ -41,6 +42,20 @@ def print_provider(settings: Settings) -> PrintProvider:
         media_url=DEMO_MEDIA_URL,
         costing_seconds=0.0,
         production_seconds=DEMO_PRODUCTION_SECONDS,
+    )
+
+
+def payment_gateway(settings: Settings) -> PaymentGateway:
+    """Stripe when STRIPE_SECRET_KEY is set (config checks its other keys), else the test gateway."""
+    if not settings.uses_stripe:
+        return TestPaymentGateway()
+    from storefront.services.stripe_gateway import StripeGateway
+
+    return StripeGateway(
+        settings.stripe_secret_key,
+        settings.stripe_publishable_key,
+        settings.stripe_webhook_secret,
+        api_base=settings.stripe_api_base,
     )
 
 

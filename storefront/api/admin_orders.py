@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 from sqlmodel import Session
 
-from storefront.api.admin import ADMIN_ERRORS, ADMIN_ONLY
+from storefront.api.admin import ADMIN_ERRORS, ADMIN_ONLY, require_admin
 from storefront.api.sessions import SessionRoute, get_session
-from storefront.api.schemas import OrderPage, RetryAnswer, errors
+from storefront.api.schemas import CancellationAnswer, OrderPage, RetryAnswer, errors
 from storefront.services import admin_orders
+from storefront.services.auth import SignedIn
 
 router = APIRouter(dependencies=ADMIN_ONLY, responses=ADMIN_ERRORS, tags=["admin: orders"], route_class=SessionRoute)
 
@@ -24,10 +25,11 @@ CSV_FILENAME = "orders.csv"
 def list_orders(
     limit: str | None = Query(None, description=f"Orders per page, 1 to {admin_orders.MAX_PAGE_SIZE}"),
     cursor: str | None = Query(None, description="nextCursor of the previous page; none for the newest orders"),
+    view: str = Query(admin_orders.VIEW_ALL, description="all, paid, or awaiting (checkouts not paid yet)"),
     session: Session = Depends(get_session),
 ) -> dict[str, Any]:
     """A page of orders, newest first: {data: [Order], total, nextCursor, hasMore}."""
-    page = admin_orders.list_orders(session, limit=admin_orders.page_limit(limit), cursor=cursor)
+    page = admin_orders.list_orders(session, limit=admin_orders.page_limit(limit), cursor=cursor, view=view)
     return {
         "data": admin_orders.serialize_page(session, page),
         "total": page.total,
@@ -51,3 +53,23 @@ def retry_fulfilment(order_id: str, session: Session = Depends(get_session)) -> 
     """Send a paid order the provider refused to it once more (409 unless it needs attention)."""
     order = admin_orders.retry_fulfilment(session, order_id)
     return {"success": True, "order": admin_orders.order_detail(session, order.number)}
+
+
+def _cancellation_answer(request: Request, outcome_number: str, message: str) -> dict[str, Any]:
+    with request.app.state.services.session_factory() as session:
+        return {"success": True, "order": admin_orders.order_detail(session, outcome_number), "message": message}
+
+
+@router.post("/api/orders/{order_id}/refund", response_model=CancellationAnswer, responses=errors(404, 409, 503))
+def refund_order(order_id: str, request: Request, admin: SignedIn = Depends(require_admin)) -> dict[str, Any]:
+    """Refund the whole order through the gateway that took it, once however often it is asked,
+    and cancel the print order while the provider allows it (`message` says what became of it)."""
+    outcome = request.app.state.services.cancellations.refund(order_id, admin.username)
+    return _cancellation_answer(request, outcome.order.number, outcome.message)
+
+
+@router.post("/api/orders/{order_id}/cancel", response_model=CancellationAnswer, responses=errors(404, 409, 503))
+def cancel_order(order_id: str, request: Request, admin: SignedIn = Depends(require_admin)) -> dict[str, Any]:
+    """Cancel the order: an unpaid one's payment is cancelled first; a paid one is refunded."""
+    outcome = request.app.state.services.cancellations.cancel(order_id, admin.username)
+    return _cancellation_answer(request, outcome.order.number, outcome.message)

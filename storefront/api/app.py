@@ -16,6 +16,7 @@ from sqlmodel import Session
 
 from storefront import db, wiring
 from storefront.api import admin, admin_orders, admin_products, events, orders, payments, tryon, uploads, webhooks
+from storefront.api import stripe_webhooks
 from storefront.api.database_errors import answer_database_outages
 from storefront.api.errors import error_response
 from storefront.api.schemas import errors
@@ -29,7 +30,10 @@ from storefront.services import order_lookup
 from storefront.services.auth import AdminAuth
 from storefront.services.errors import ServiceError
 from storefront.services.order_payment import OrderPayments
+from storefront.services.intent_payments import IntentPayments
+from storefront.services.order_cancellation import OrderCancellations
 from storefront.services.payments import PaymentGateway, TestPaymentGateway
+from storefront.services.stripe_gateway import StripeGateway
 from storefront.services.printify.provider import PrintProvider
 from storefront.services.provider_status import ProviderHealth
 from storefront.services.rate_limit import RateLimiter
@@ -74,12 +78,38 @@ class ApiServices:
 
     @cached_property
     def gateway(self) -> PaymentGateway:
-        return self._gateway or TestPaymentGateway()
+        """The gateway new orders are paid through: Stripe when STRIPE_SECRET_KEY is set."""
+        return self._gateway or wiring.payment_gateway(self.settings)
+
+    @cached_property
+    def test_gateway(self) -> TestPaymentGateway:
+        """The built-in gateway: it takes the payments without Stripe, and refunds what it took."""
+        return self.gateway if isinstance(self.gateway, TestPaymentGateway) else TestPaymentGateway()
+
+    @cached_property
+    def stripe(self) -> StripeGateway | None:
+        return self.gateway if isinstance(self.gateway, StripeGateway) else None
 
     @cached_property
     def payments(self) -> OrderPayments:
         return OrderPayments(
-            self.session_factory, self.gateway, max_declines=self.settings.payment_declines_per_order, clock=self.clock
+            self.session_factory, self.test_gateway, max_declines=self.settings.payment_declines_per_order,
+            clock=self.clock,
+        )
+
+    @cached_property
+    def intents(self) -> IntentPayments | None:
+        """Orders paid through Stripe (None with the test gateway)."""
+        return IntentPayments(self.session_factory, self.stripe, clock=self.clock) if self.stripe else None
+
+    @cached_property
+    def cancellations(self) -> OrderCancellations:
+        """Refunds and cancellations, each through the gateway that took the payment."""
+        gateways: dict[str, PaymentGateway] = {self.test_gateway.name: self.test_gateway}
+        if self.stripe is not None:
+            gateways[self.stripe.name] = self.stripe
+        return OrderCancellations(
+            self.session_factory, gateways, self.provider, lambda: self.shop_id, intents=self.intents, clock=self.clock
         )
 
     @cached_property
@@ -201,6 +231,7 @@ def create_api(
     api.include_router(shopify_routes.router)
     api.include_router(tryon.router)
     api.include_router(webhooks.router)
+    api.include_router(stripe_webhooks.router)
     settings.media_dir.mkdir(parents=True, exist_ok=True)
     api.mount("/media", CachedStaticFiles(directory=settings.media_dir, cache_control=IMMUTABLE), name="media")
     api.mount("/uploads", CachedStaticFiles(directory=settings.upload_dir, cache_control=ONE_HOUR), name="uploads")

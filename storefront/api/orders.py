@@ -26,9 +26,14 @@ from storefront.api.schemas import (
 )
 from storefront.api.sessions import SessionRoute, get_session
 from storefront.services import checkout, fulfilment, order_access, order_lookup
+from storefront.services.errors import ConflictError
 from storefront.services.order_payment import card_from_form, payment_key
+from storefront.services.statuses import PaymentStatus
 
 router = APIRouter(route_class=SessionRoute)
+
+CARDS_GO_TO_STRIPE = "Card payments are taken by Stripe in the checkout page; card details are never sent here."
+NO_STRIPE = "Payments are taken by the built-in test gateway: use process-payment."
 
 TOKEN_HEADER = "X-Order-Token"
 
@@ -44,6 +49,7 @@ def client_address(request: Request) -> str:
     responses=errors(404, 409, 422, d404="The X-Order-Token does not open the order to amend"),
 )
 def create_order(
+    request: Request,
     payload: OrderRequest | None = Body(None),
     idempotency_key: str | None = Header(None, alias="Idempotency-Key"),
     access_token: str | None = Header(None, alias=TOKEN_HEADER),
@@ -59,10 +65,23 @@ def create_order(
     key = idempotency_key or (body_key if isinstance(body_key, str) else None)
     placed = checkout.place_order(session, data, key, access_token)
     order = placed.order
-    return {
+    answer: dict[str, Any] = {
         "order": checkout.shopper_view(order, checkout.order_items(session, order.id)),
         "accessToken": placed.access_token,
     }
+    intents = request.app.state.services.intents
+    if intents is not None:
+        # The order is saved whatever Stripe does; a retry of this request (same key) fetches the
+        # same intent, so a lost answer never makes a second one.
+        session.close()
+        handoff = intents.handoff(order.number)
+        if handoff is not None:
+            answer["payment"] = handoff.answer()
+        else:
+            with request.app.state.services.session_factory() as fresh:
+                found = order_access.find_order(fresh, order.number)
+                answer["order"] = checkout.shopper_view(found, checkout.order_items(fresh, found.id))
+    return answer
 
 
 # Orders are addressed by their public number ("SF-000123") in URLs.
@@ -78,8 +97,12 @@ def process_payment(
     access_token: str | None = Header(None, alias=TOKEN_HEADER),
     session: Session = Depends(get_session),
 ) -> dict[str, Any]:
-    """Charge the order's total once; the body's paymentId makes a retried request charge only once."""
+    """Charge the order's total once; the body's paymentId makes a retried request charge only once.
+
+    With Stripe the card is never sent here: this answers 409 and the page pays through Stripe."""
     services = request.app.state.services
+    if services.intents is not None:
+        raise ConflictError(CARDS_GO_TO_STRIPE)
     services.payment_limiter.check(f"pay:{client_address(request)}")
     data = dump(payload)
     order = services.payments.pay(
@@ -90,6 +113,28 @@ def process_payment(
         client=client_address(request),
     )
     return {"success": True, "order": checkout.shopper_view(order, checkout.order_items(session, order.id))}
+
+
+@router.post(
+    "/api/printify/orders/{order_id}/confirm-payment",
+    response_model=PaymentAnswer,
+    responses=errors(404, 409, 503),
+)
+def confirm_payment(
+    order_id: str,
+    request: Request,
+    access_token: str | None = Header(None, alias=TOKEN_HEADER),
+    session: Session = Depends(get_session),
+) -> dict[str, Any]:
+    """Stripe.js reported the payment done: the server asks Stripe, and the order is paid only if
+    Stripe says the intent succeeded for the order's exact total (success is false otherwise)."""
+    services = request.app.state.services
+    if services.intents is None:
+        raise ConflictError(NO_STRIPE)
+    services.payment_limiter.check(f"pay:{client_address(request)}")
+    order = services.intents.confirm(order_id, access_token)
+    paid = order.payment_status == PaymentStatus.PAID
+    return {"success": paid, "order": checkout.shopper_view(order, checkout.order_items(session, order.id))}
 
 
 @router.get("/api/orders/{order_id}/status", response_model=OrderStatusAnswer, responses=errors(401, 404, 422))

@@ -208,9 +208,18 @@ class ShopperOrder(_Open):
     items: list[OrderItemView]
 
 
+class PaymentHandoff(_Open):
+    """What the browser needs to pay with Stripe's Payment Element (only when Stripe takes payments)."""
+
+    provider: str = Field(description="'stripe'")
+    clientSecret: str = Field(description="The order's PaymentIntent client secret, for Stripe.js only")  # noqa: N815
+    publishableKey: str  # noqa: N815
+
+
 class PlacedOrder(_Open):
     order: ShopperOrder
     accessToken: str | None = Field(None, description="Opens the order later (X-Order-Token)")  # noqa: N815
+    payment: PaymentHandoff | None = Field(None, description="With Stripe: how the browser pays the order")
 
 
 class CardData(_Open):
@@ -301,6 +310,8 @@ class AdminOrder(_Open):
     createdAt: str | None = None  # noqa: N815
     shippingAddress: dict[str, Any] | None = None  # noqa: N815
     items: list[dict[str, Any]] = []
+    paymentProvider: str | None = None  # noqa: N815
+    history: list[dict[str, Any]] | None = Field(None, description="Refunds, cancellations, expiry: at, actor, action, detail")
 
 
 class OrderPage(_Open):
@@ -313,6 +324,17 @@ class OrderPage(_Open):
 class RetryAnswer(_Open):
     success: bool
     order: AdminOrder
+
+
+class CancellationAnswer(_Open):
+    success: bool
+    order: AdminOrder
+    message: str = Field("", description="What became of the print order (already printing, cancelled, ...)")
+
+
+class WebhookReceipt(_Open):
+    received: bool
+    result: str
 
 
 # --------------------------------------------------------------------------- events

@@ -19,8 +19,9 @@ from storefront.services.checkout import order_items, serialize_order
 from storefront.services.errors import ConflictError, ValidationError
 from storefront.services.money import cents_to_dollars
 from storefront.services.order_access import find_order
+from storefront.services import order_history
 from storefront.services.fulfilment import pending_step
-from storefront.services.statuses import OrderStatus, PaymentStatus
+from storefront.services.statuses import WAS_PAID, OrderStatus, PaymentStatus
 
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
@@ -43,6 +44,7 @@ PAYMENT_LABELS: dict[str, str] = {
     PaymentStatus.CHARGING: "Pending",
     PaymentStatus.PAID: "Paid",
     PaymentStatus.FAILED: "Failed",
+    PaymentStatus.REFUNDING: "Refund pending",
     PaymentStatus.REFUNDED: "Refunded",
 }
 
@@ -112,24 +114,51 @@ def _cursor_id(cursor: str | None) -> int | None:
     return int(cursor)
 
 
-def count_orders(session: Session) -> int:
-    return session.exec(select(func.count()).select_from(Order)).one()
+#: The order table's views: every order, the paid ones (what the table shows first), and the
+#: checkouts nobody paid (yet), under 'Awaiting payment'.
+VIEW_ALL = "all"
+VIEW_PAID = "paid"
+VIEW_AWAITING = "awaiting"
+VIEWS = (VIEW_ALL, VIEW_PAID, VIEW_AWAITING)
+INVALID_VIEW = f"View must be one of {', '.join(VIEWS)}"
 
 
-def list_orders(session: Session, *, limit: int = DEFAULT_PAGE_SIZE, cursor: str | None = None) -> OrderPage:
+def _view_filter(view: str) -> ColumnElement[bool] | None:
+    if view == VIEW_PAID:
+        return col(Order.payment_status).in_(WAS_PAID)
+    if view == VIEW_AWAITING:
+        return col(Order.payment_status).not_in(WAS_PAID)
+    if view == VIEW_ALL:
+        return None
+    raise ValidationError(INVALID_VIEW, {"view": INVALID_VIEW})
+
+
+def count_orders(session: Session, view: str = VIEW_ALL) -> int:
+    query = select(func.count()).select_from(Order)
+    condition = _view_filter(view)
+    return session.exec(query if condition is None else query.where(condition)).one()
+
+
+def list_orders(
+    session: Session, *, limit: int = DEFAULT_PAGE_SIZE, cursor: str | None = None, view: str = VIEW_ALL
+) -> OrderPage:
     """A page of orders newest first (by id, so a page never shifts when new orders arrive).
 
-    The cursor is the one the previous page handed out; None starts at the newest order.
+    The cursor is the one the previous page handed out; None starts at the newest order. `view`
+    keeps the paid orders, or the ones awaiting payment, or (default) every order.
     """
     limit = page_limit(limit)
     after = _cursor_id(cursor)
+    condition = _view_filter(view)
     query = select(Order).order_by(col(Order.id).desc()).limit(limit + 1)
+    if condition is not None:
+        query = query.where(condition)
     if after is not None:
         query = query.where(col(Order.id) < after)
     rows = list(session.exec(query).all())
     orders = rows[:limit]
     next_cursor = str(orders[-1].id) if len(rows) > limit else None
-    return OrderPage(orders=orders, total=count_orders(session), next_cursor=next_cursor)
+    return OrderPage(orders=orders, total=count_orders(session, view), next_cursor=next_cursor)
 
 
 def items_by_order(session: Session, order_ids: Sequence[int]) -> dict[int, list[OrderItem]]:
@@ -171,9 +200,20 @@ def order_with_items(session: Session, number: str) -> tuple[Order, list[OrderIt
     return order, order_items(session, order.id)
 
 
+def history_view(session: Session, order: Order) -> list[dict[str, Any]]:
+    """The order's history for staff, oldest first."""
+    assert order.id is not None
+    return [
+        {"at": row.at.isoformat(), "actor": row.actor, "action": row.action,
+         "label": order_history.label(row.action), "detail": row.detail}
+        for row in order_history.history(session, order.id)
+    ]
+
+
 def order_detail(session: Session, number: str) -> dict[str, Any]:
-    """One order as the spec's admin Order entity; NotFoundError for an unknown number."""
-    return admin_order(*order_with_items(session, number))
+    """One order as the spec's admin Order entity with its history; NotFoundError for an unknown number."""
+    order, items = order_with_items(session, number)
+    return {**admin_order(order, items), "history": history_view(session, order)}
 
 
 # --------------------------------------------------------------------------- figures
@@ -181,7 +221,9 @@ def order_detail(session: Session, number: str) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class OrderStats:
-    """The stat cards: all orders, processing, fulfilled, revenue of paid orders in cents."""
+    """The stat cards: orders that were paid, processing, fulfilled, revenue of paid orders in cents.
+
+    A checkout nobody paid is not an order to staff: it counts nowhere here ('Awaiting payment')."""
 
     total_orders: int
     processing: int
@@ -194,7 +236,7 @@ def _count_where(condition: ColumnElement[bool]) -> ColumnElement[int]:
 
 
 def order_stats(session: Session) -> OrderStats:
-    """The four stat cards, counted by the database in one query."""
+    """The four stat cards, counted by the database in one query (paid orders only)."""
     paid = col(Order.payment_status) == PaymentStatus.PAID
     row = session.exec(
         select(
@@ -202,7 +244,9 @@ def order_stats(session: Session) -> OrderStats:
             _count_where(col(Order.status) == OrderStatus.PROCESSING),
             _count_where(col(Order.status) == OrderStatus.FULFILLED),
             func.coalesce(func.sum(case((paid, col(Order.total_cents)), else_=0)), 0),
-        ).select_from(Order)
+        )
+        .select_from(Order)
+        .where(col(Order.payment_status).in_(WAS_PAID))
     ).one()
     return OrderStats(*(int(value) for value in row))
 

@@ -670,6 +670,7 @@ def serialize_order(order: Order, items: Sequence[OrderItem]) -> dict[str, Any]:
         "total": _dollars(order.total_cents),
         "status": order.status,
         "paymentStatus": order.payment_status,
+        "paymentProvider": order.payment_provider,
         "cardBrand": order.card_brand,
         "cardLast4": order.card_last4,
         "printifyStatus": order.printify_status,

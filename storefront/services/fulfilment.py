@@ -244,8 +244,11 @@ class OrderOutbox:
 
         Reading the order first makes the step safe to repeat: an approval whose answer was lost
         shows up as a status past on-hold."""
-        if order is None or not order.printify_order_id or order.status == OrderStatus.CANCELLED:
+        if order is None or not order.printify_order_id:
             return self._finish(session, job, now, None)
+        if order.status == OrderStatus.CANCELLED or order.payment_status != PaymentStatus.PAID:
+            # Refunded or cancelled while its send was in flight: the provider's copy must not be printed.
+            return self._withdraw(session, job, order, now)
         try:
             shop_id = self._shop_id()
             status = str(self._provider.get_order(shop_id, order.printify_order_id).get("status") or "")
@@ -266,6 +269,22 @@ class OrderOutbox:
         session.commit()
         logger.info("Order %s is %s at the print provider", order.number, status)
         return 1
+
+    def _withdraw(self, session: Session, job: OutboxJob, order: Order, now: datetime) -> int | object:
+        """Cancel at the provider an order that was refunded or cancelled before it was printed."""
+        try:
+            self._provider.cancel_order(self._shop_id(), str(order.printify_order_id))
+        except (ProviderRateLimited, ProviderUnavailable) as exc:
+            return self._failed(session, job, order, exc, now)
+        except ProviderError as exc:
+            logger.warning("Order %s was withdrawn but the provider would not cancel it: %s", order.number, exc.message)
+            return self._finish(session, job, now, f"Not cancelled at the provider: {exc.message}"[:MAX_ERROR_CHARS])
+        order.printify_status = "canceled"
+        order.status = OrderStatus.CANCELLED
+        order.updated_at = now
+        session.add(order)
+        logger.info("Order %s was withdrawn: cancelled at the print provider", order.number)
+        return self._finish(session, job, now, "Cancelled at the provider: the order was withdrawn")
 
     def _wait_for_costing(self, session: Session, job: OutboxJob, order: Order, status: str, now: datetime) -> int:
         """The provider is still costing the order: look again later (not a failure)."""

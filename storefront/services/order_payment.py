@@ -21,7 +21,7 @@ from sqlmodel import Session, col, select, update
 from storefront.models import Order, OutboxJob, PaymentAttempt, utcnow
 from storefront.services import order_access
 from storefront.services.errors import ConflictError, TooManyRequestsError, ValidationError
-from storefront.services.payments import CardDetails, PaymentDeclined, PaymentGateway, PaymentResult
+from storefront.services.payments import CardDetails, CardGateway, PaymentDeclined, PaymentResult
 from storefront.services.statuses import PAYABLE, AttemptStatus, OrderStatus, PaymentStatus
 
 logger = logging.getLogger(__name__)
@@ -88,7 +88,7 @@ class OrderPayments:
     def __init__(
         self,
         session_factory: Callable[[], Session],
-        gateway: PaymentGateway,
+        gateway: CardGateway,
         *,
         max_declines: int = DEFAULT_MAX_DECLINES,
         clock: Clock = utcnow,

@@ -93,8 +93,48 @@ class PaymentDeclined(ServiceError):
         self.reason = reason
 
 
+class GatewayUnavailable(ServiceError):
+    """The gateway could not be reached or failed on its side; nothing is known to have happened."""
+
+    status_code = 503
+
+
+class GatewayRefused(ServiceError):
+    """The gateway refused a request in a way no retry fixes (a wrong state, a bad parameter)."""
+
+    status_code = 409
+
+
+@dataclass(frozen=True)
+class RefundResult:
+    """A refund as the gateway answered it: `succeeded` now, or `pending` until its event."""
+
+    refund_id: str
+    status: str
+    amount_cents: int
+
+
+#: Refund statuses: the money is on its way back (succeeded), or the gateway will say later.
+REFUND_SUCCEEDED = "succeeded"
+REFUND_PENDING = "pending"
+REFUND_FAILED = "failed"
+
+
 @runtime_checkable
 class PaymentGateway(Protocol):
+    """What every gateway does: give back a payment it took. `name` is stored with the order."""
+
+    name: str
+
+    def refund(self, *, payment_id: str, amount_cents: int, idempotency_key: str) -> RefundResult:
+        """Refund `amount_cents` of the payment once per idempotency key."""
+        ...
+
+
+@runtime_checkable
+class CardGateway(PaymentGateway, Protocol):
+    """A gateway the card details are sent to by our server (the built-in test gateway only)."""
+
     def charge(
         self, *, amount_cents: int, card: CardDetails, idempotency_key: str
     ) -> PaymentResult:
@@ -199,11 +239,24 @@ class TestPaymentGateway:
     """
 
     __test__ = False  # not a pytest test class, despite the name
+    name = "test"
 
     def __init__(self, today: Callable[[], date] = date.today) -> None:
         self._today = today
         self._lock = threading.Lock()
         self._charges: dict[str, PaymentResult] = {}
+        self._refunds: dict[str, RefundResult] = {}
+
+    def refund(self, *, payment_id: str, amount_cents: int, idempotency_key: str) -> RefundResult:
+        """Record a refund of a test payment, once per idempotency key (no money moved either way)."""
+        if not payment_id or not idempotency_key:
+            raise ValueError("payment_id and idempotency_key are required")
+        with self._lock:
+            earlier = self._refunds.get(idempotency_key)
+            if earlier is None:
+                earlier = RefundResult(f"re_test_{secrets.token_hex(12)}", REFUND_SUCCEEDED, amount_cents)
+                self._refunds[idempotency_key] = earlier
+            return earlier
 
     def charge(
         self, *, amount_cents: int, card: CardDetails, idempotency_key: str

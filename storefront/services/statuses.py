@@ -21,11 +21,17 @@ class PaymentStatus(StrEnum):
     CHARGING = "charging"
     PAID = "paid"
     FAILED = "failed"
+    #: A refund was asked of the gateway and it has not confirmed it yet.
+    REFUNDING = "refunding"
     REFUNDED = "refunded"
 
 
 #: Payment statuses from which a new charge may start (and the order may still be changed).
 PAYABLE = (PaymentStatus.PENDING, PaymentStatus.FAILED)
+#: Payment statuses of an order nobody has paid (yet): 'Awaiting payment' in the back office.
+UNPAID = (PaymentStatus.PENDING, PaymentStatus.FAILED, PaymentStatus.CHARGING)
+#: Payment statuses of an order that was paid, whatever happened to the money since.
+WAS_PAID = (PaymentStatus.PAID, PaymentStatus.REFUNDING, PaymentStatus.REFUNDED)
 
 
 class AttemptStatus(StrEnum):

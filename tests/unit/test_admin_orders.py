@@ -186,7 +186,7 @@ def test_the_detail_is_the_admin_order_entity(engine: Engine, provider: DemoPrin
 # --------------------------------------------------------------------------- stat cards and revenue
 
 
-def test_stat_cards_count_statuses_and_sum_paid_totals(engine: Engine, provider: DemoPrintProvider) -> None:
+def test_stat_cards_count_paid_orders_only_and_sum_paid_totals(engine: Engine, provider: DemoPrintProvider) -> None:
     paid, fulfilled, refunded, unpaid = (_place(engine, f"k{n}", quantity=n + 1) for n in range(4))
     for number in (paid, fulfilled, refunded):
         _pay(engine, number)
@@ -195,8 +195,25 @@ def test_stat_cards_count_statuses_and_sum_paid_totals(engine: Engine, provider:
     with Session(engine) as session:
         stats = order_stats(session)
     expected = _order(engine, paid).total_cents + _order(engine, fulfilled).total_cents
-    assert stats == admin_orders.OrderStats(total_orders=4, processing=1, fulfilled=1, revenue_cents=expected)
+    # The unpaid checkout is no order yet: it counts nowhere (the refunded one was paid once).
+    assert stats == admin_orders.OrderStats(total_orders=3, processing=1, fulfilled=1, revenue_cents=expected)
     assert _order(engine, unpaid).payment_status == "pending"
+
+
+def test_the_order_table_keeps_unpaid_checkouts_under_awaiting_payment(engine: Engine, provider: DemoPrintProvider) -> None:
+    paid, unpaid, refunded = (_place(engine, f"v{n}", quantity=n + 1) for n in range(3))
+    for number in (paid, refunded):
+        _pay(engine, number)
+    _set(engine, refunded, payment_status="refunded", status="cancelled")
+    with Session(engine) as session:
+        shown = admin_orders.list_orders(session, view=admin_orders.VIEW_PAID)
+        awaiting = admin_orders.list_orders(session, view=admin_orders.VIEW_AWAITING)
+        everything = admin_orders.list_orders(session)
+    assert [o.number for o in shown.orders] == [refunded, paid] and shown.total == 2
+    assert [o.number for o in awaiting.orders] == [unpaid] and awaiting.total == 1
+    assert everything.total == 3
+    with Session(engine) as session, pytest.raises(ValidationError):
+        admin_orders.list_orders(session, view="unknown")
 
 
 def test_stat_cards_of_an_empty_store_are_zero(engine: Engine) -> None:

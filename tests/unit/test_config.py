@@ -143,13 +143,82 @@ def test_production_refuses_the_demo_defaults(
         Settings()
 
 
-def test_production_starts_with_its_own_password_and_webhook_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+LIVE_STRIPE = {
+    "STRIPE_SECRET_KEY": "sk_live_abc",
+    "STRIPE_PUBLISHABLE_KEY": "pk_live_abc",
+    "STRIPE_WEBHOOK_SECRET": "whsec_abc",
+}
+STRIPE_NAMES = (*LIVE_STRIPE, "ALLOW_TEST_PAYMENTS")
+
+
+def _production(monkeypatch: pytest.MonkeyPatch, **stripe: str) -> None:
+    """A production environment with everything but (unless given) Stripe."""
     monkeypatch.setenv("STORE_ENV", "Production")
     monkeypatch.setenv("PRINTIFY_API_TOKEN", "token")
     monkeypatch.setenv("ADMIN_PASSWORD", "a long secret")
     monkeypatch.setenv("PRINTIFY_WEBHOOK_SECRET", "whsec")
+    for name in STRIPE_NAMES:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in stripe.items():
+        monkeypatch.setenv(name, value)
+
+
+def test_production_starts_with_its_own_password_webhook_secret_and_live_stripe(monkeypatch: pytest.MonkeyPatch) -> None:
+    _production(monkeypatch, **LIVE_STRIPE)
     settings = Settings()
     assert settings.store_env == "production" and not settings.admin_uses_default_password
+    assert settings.uses_stripe and not settings.stripe_test_mode
+
+
+def test_production_refuses_the_test_gateway_and_names_what_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    _production(monkeypatch)
+    with pytest.raises(SettingsError, match="needs STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET"):
+        Settings()
+
+
+def test_production_refuses_stripe_without_its_webhook_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    _production(monkeypatch, STRIPE_SECRET_KEY="sk_live_abc", STRIPE_PUBLISHABLE_KEY="pk_live_abc")
+    with pytest.raises(SettingsError, match="needs STRIPE_WEBHOOK_SECRET"):
+        Settings()
+
+
+def test_production_refuses_a_stripe_test_key_unless_a_staging_store_allows_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    test_keys = {"STRIPE_SECRET_KEY": "sk_test_abc", "STRIPE_PUBLISHABLE_KEY": "pk_test_abc", "STRIPE_WEBHOOK_SECRET": "whsec_abc"}
+    _production(monkeypatch, **test_keys)
+    with pytest.raises(SettingsError, match="test-mode key .*ALLOW_TEST_PAYMENTS=1"):
+        Settings()
+    monkeypatch.setenv("ALLOW_TEST_PAYMENTS", "1")
+    assert Settings().stripe_test_mode
+
+
+@pytest.mark.parametrize(
+    ("env", "refusal"),
+    [
+        ({"STRIPE_SECRET_KEY": "sk_test_abc"}, "STRIPE_PUBLISHABLE_KEY"),
+        ({"STRIPE_SECRET_KEY": "sk_live_abc", "STRIPE_PUBLISHABLE_KEY": "pk_test_abc"}, "must both be live keys or both test keys"),
+        ({"STRIPE_SECRET_KEY": "pk_test_abc", "STRIPE_PUBLISHABLE_KEY": "pk_test_abc"}, "must be a Stripe secret key"),
+        ({"STRIPE_WEBHOOK_SECRET": "whsec_abc"}, "STRIPE_WEBHOOK_SECRET is set but STRIPE_SECRET_KEY is not"),
+        ({"STRIPE_SECRET_KEY": "sk_test_a", "STRIPE_PUBLISHABLE_KEY": "pk_test_a", "STRIPE_API_BASE": "api.stripe.com"},
+         "STRIPE_API_BASE must be an http"),
+    ],
+)
+def test_stripe_keys_that_do_not_go_together_stop_the_start(
+    monkeypatch: pytest.MonkeyPatch, env: dict[str, str], refusal: str
+) -> None:
+    for name in (*STRIPE_NAMES, "STORE_ENV", "STRIPE_API_BASE"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(SettingsError, match=refusal):
+        Settings()
+
+
+def test_unpaid_orders_expire_after_a_day_unless_told_otherwise(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("UNPAID_ORDER_TTL_HOURS", raising=False)
+    assert Settings().unpaid_order_ttl_hours == 24
+    monkeypatch.setenv("UNPAID_ORDER_TTL_HOURS", "0")
+    with pytest.raises(SettingsError, match="UNPAID_ORDER_TTL_HOURS"):
+        Settings()
 
 
 def test_the_demo_keeps_its_defaults_outside_production(monkeypatch: pytest.MonkeyPatch) -> None:

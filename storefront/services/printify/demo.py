@@ -938,6 +938,16 @@ class DemoPrintProvider:
             self._step(stored)
             return copy.deepcopy(stored)
 
+    def cancel_order(self, shop_id: int, order_id: str) -> dict:
+        """Cancel an order not yet in production (on-hold or pending); Printify's 400/8502 otherwise."""
+        self._check_shop(shop_id)
+        with self._lock:
+            stored = self._stored_order(order_id)
+            if stored["status"] not in ("pending", "on-hold", "payment-not-received"):
+                raise _operation_failed(f"Order in status {stored['status']!r} cannot be canceled.")
+            stored["status"] = "canceled"
+            return copy.deepcopy(stored)
+
     def advance_order(self, order_id: str) -> dict:
         """Move an order one step: pending -> on-hold -> in-production -> fulfilled (adds a USPS shipment)."""
         with self._lock:

@@ -158,6 +158,11 @@ class PrintProvider(Protocol):
         order is still pending (cost calculation)."""
         ...
 
+    def cancel_order(self, shop_id: int, order_id: str) -> dict:
+        """Cancel an order that is not in production yet (on-hold, payment-not-received); returns
+        the order. A 400 (code 8502) once it is being printed."""
+        ...
+
 
 def product_page_url(product_id: str) -> str:
     """The provider's own page for a product (the 'View on Provider' button)."""
