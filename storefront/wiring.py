@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
@@ -15,6 +16,9 @@ from storefront.services.catalog_images import CatalogImagePreparer
 from storefront.services.image_sources import ImageSourceLoader
 from storefront.services.fulfilment import OrderOutbox
 from storefront.services.payments import PaymentGateway, TestPaymentGateway
+
+if TYPE_CHECKING:
+    from storefront.services.intent_payments import IntentPayments
 from storefront.services.printify.client import SyncPrintifyClient
 from storefront.services.printify.demo import DemoPrintProvider
 from storefront.services.printify.provider import PrintProvider
@@ -57,6 +61,24 @@ def payment_gateway(settings: Settings) -> PaymentGateway:
         settings.stripe_webhook_secret,
         api_base=settings.stripe_api_base,
     )
+
+
+@lru_cache(maxsize=4)
+def shared_payment_gateway(settings: Settings) -> PaymentGateway:
+    """The one payment gateway of this process, shared by the API and the pages (one HTTP client;
+    the test gateway's memory of charges and refunds)."""
+    return payment_gateway(settings)
+
+
+def intent_payments(settings: Settings) -> IntentPayments | None:
+    """Stripe's side of paying orders for the pages, on the configured database; None without Stripe."""
+    from storefront.services.intent_payments import IntentPayments
+    from storefront.services.stripe_gateway import StripeGateway
+
+    gateway = shared_payment_gateway(settings)
+    if not isinstance(gateway, StripeGateway):
+        return None
+    return IntentPayments(session_factory(db.get_engine()), gateway)
 
 
 def store_catalogue(settings: Settings) -> StoreCatalogue:

@@ -79,7 +79,7 @@ class ApiServices:
     @cached_property
     def gateway(self) -> PaymentGateway:
         """The gateway new orders are paid through: Stripe when STRIPE_SECRET_KEY is set."""
-        return self._gateway or wiring.payment_gateway(self.settings)
+        return self._gateway or wiring.shared_payment_gateway(self.settings)
 
     @cached_property
     def test_gateway(self) -> TestPaymentGateway:

@@ -4,6 +4,7 @@ import reflex as rx
 
 from storefront.components import styles
 from storefront.state.cart import CartState
+from storefront.state.checkout import PAYMENT_ELEMENT_ID
 from storefront.state.checkout import CheckoutState as S
 
 ADDRESS_FIELDS: list[tuple[str, str, str]] = [
@@ -105,6 +106,28 @@ def summary() -> rx.Component:
     )
 
 
+def test_card_fields() -> rx.Component:
+    """The built-in test gateway's card fields (their values go from the page to the payment API only)."""
+    return rx.vstack(
+        card_field("cardNumber", "Card number", placeholder="4242 4242 4242 4242", autocomplete="cc-number", inputmode="numeric", maxlength=23),
+        rx.grid(
+            card_field("expiryDate", "Expiry date", placeholder="MM/YY", autocomplete="cc-exp", maxlength=7),
+            card_field("cvv", "CVV", placeholder="123", autocomplete="cc-csc", inputmode="numeric", maxlength=4),
+            columns="2",
+            spacing="3",
+            width="100%",
+        ),
+        card_field("cardholderName", "Cardholder name", autocomplete="cc-name"),
+        spacing="3",
+        width="100%",
+    )
+
+
+def stripe_payment_element() -> rx.Component:
+    """Where Stripe's Payment Element is mounted: the card is typed into Stripe's own fields."""
+    return rx.box(id=PAYMENT_ELEMENT_ID, min_height="120px", width="100%", data_testid="payment-element")
+
+
 def checkout_form() -> rx.Component:
     return rx.form(
         rx.vstack(
@@ -127,15 +150,12 @@ def checkout_form() -> rx.Component:
             rx.divider(),
             section(
                 "Payment Information",
-                card_field("cardNumber", "Card number", placeholder="4242 4242 4242 4242", autocomplete="cc-number", inputmode="numeric", maxlength=23),
-                rx.grid(
-                    card_field("expiryDate", "Expiry date", placeholder="MM/YY", autocomplete="cc-exp", maxlength=7),
-                    card_field("cvv", "CVV", placeholder="123", autocomplete="cc-csc", inputmode="numeric", maxlength=4),
-                    columns="2",
-                    spacing="3",
-                    width="100%",
+                rx.match(
+                    S.payment_provider,
+                    ("stripe", stripe_payment_element()),
+                    ("test", test_card_fields()),
+                    rx.skeleton(rx.box(height="120px", width="100%")),
                 ),
-                card_field("cardholderName", "Cardholder name", autocomplete="cc-name"),
             ),
             rx.button(
                 rx.cond(S.submitting, "Processing...", "Place Order - " + CartState.total),

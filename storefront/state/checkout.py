@@ -1,8 +1,10 @@
 """Checkout state: the 'Complete Your Order' dialog.
 
-Card fields never enter this state: they are uncontrolled inputs whose values the browser
-sends straight to the payment API (storefront/api), so card numbers and CVVs never reach
-Reflex state, which lives on the server and, with several workers, in Redis.
+Card fields never enter this state. With the built-in test gateway they are uncontrolled inputs
+whose values the browser sends straight to the payment API (storefront/api); with Stripe the
+card is typed into Stripe's Payment Element and goes from the browser to Stripe only, and the
+order is paid once the server has asked Stripe (services/intent_payments.py). So card numbers
+and CVVs never reach Reflex state, which lives on the server and, with several workers, in Redis.
 """
 
 from __future__ import annotations
@@ -17,10 +19,14 @@ from typing import Any
 
 import reflex as rx
 
+from storefront import wiring
+from storefront.config import get_settings
 from storefront.db import session_scope
 from storefront.services import cart, checkout
 from storefront.services.errors import ServiceError, ValidationError
+from storefront.services.intent_payments import Handoff
 from storefront.services.payments import CARD_FIELDS
+from storefront.services.statuses import PaymentStatus
 from storefront.state.cart import CartState
 from storefront.state.order_status import OrderStatusState, remembered_order
 
@@ -69,6 +75,88 @@ def payment_script(order_number: str, access_token: str, payment_id: str) -> str
 """
 
 
+#: Where Stripe's Payment Element is mounted in the dialog.
+PAYMENT_ELEMENT_ID = "payment-element"
+PAYMENT_FORM_NOT_READY = "The payment form could not be loaded. Please close the dialog and try again."
+PAYMENT_PROCESSING = "Payment Processing"
+PAYMENT_PROCESSING_TEXT = "Order {number} is sent for printing as soon as your bank confirms the payment."
+
+
+def stripe_mount_script(publishable_key: str, js_url: str, amount_cents: int) -> str:
+    """Loads Stripe.js from its own address (never bundled) and mounts the Payment Element."""
+    return f"""
+(async () => {{
+  const pk = {json.dumps(publishable_key)}, jsUrl = {json.dumps(js_url)}, amount = {int(amount_cents)};
+  const wait = ms => new Promise(r => setTimeout(r, ms));
+  try {{
+    if (!window.Stripe) {{
+      await new Promise((resolve, reject) => {{
+        let tag = document.querySelector('script[data-stripe-js]');
+        if (!tag) {{ tag = document.createElement('script'); tag.src = jsUrl; tag.dataset.stripeJs = '1'; document.head.appendChild(tag); }}
+        tag.addEventListener('load', resolve);
+        tag.addEventListener('error', () => reject(new Error('Stripe.js could not be loaded')));
+        if (window.Stripe) resolve();
+      }});
+    }}
+    let node = null;
+    for (let i = 0; i < 100 && !(node = document.getElementById({json.dumps(PAYMENT_ELEMENT_ID)})); i++) await wait(50);
+    if (!node) return {{ok: false}};
+    if (!window.__storefrontStripe || window.__storefrontStripeKey !== pk) {{
+      window.__storefrontStripe = window.Stripe(pk); window.__storefrontStripeKey = pk;
+    }}
+    const elements = window.__storefrontStripe.elements({{mode: 'payment', amount, currency: 'usd'}});
+    elements.create('payment').mount(node);
+    window.__storefrontElements = elements;
+    return {{ok: true}};
+  }} catch (e) {{ return {{ok: false}}; }}
+}})()
+"""
+
+
+# Checks the Payment Element's fields in the browser (Stripe's own messages) before the order is placed.
+STRIPE_SUBMIT_SCRIPT = """
+(async () => {
+  const elements = window.__storefrontElements;
+  if (!elements) return {ok: false, error: ''};
+  try {
+    const result = await elements.submit();
+    return result && result.error ? {ok: false, error: result.error.message || ''} : {ok: true};
+  } catch (e) { return {ok: false, error: ''}; }
+})()
+"""
+
+
+def stripe_confirm_script(client_secret: str) -> str:
+    """Confirms the order's PaymentIntent with Stripe from the page; the card goes to Stripe only."""
+    return f"""
+(async () => {{
+  const stripe = window.__storefrontStripe, elements = window.__storefrontElements;
+  if (!stripe || !elements) return {{ok: false, error: ''}};
+  try {{
+    const result = await stripe.confirmPayment({{
+      elements, clientSecret: {json.dumps(client_secret)},
+      confirmParams: {{return_url: window.location.origin + '/order-status'}}, redirect: 'if_required',
+    }});
+    if (result.error) return {{ok: false, error: result.error.message || '', type: result.error.type || ''}};
+    return {{ok: true, status: (result.paymentIntent && result.paymentIntent.status) || ''}};
+  }} catch (e) {{ return {{ok: false, error: ''}}; }}
+}})()
+"""
+
+
+def _stripe_handoff(number: str) -> Handoff | None:
+    intents = wiring.intent_payments(get_settings())
+    assert intents is not None
+    return intents.handoff(number)
+
+
+def _stripe_confirm(number: str, token: str) -> str:
+    """Ask Stripe whether the order's intent succeeded; the order's payment status afterwards."""
+    intents = wiring.intent_payments(get_settings())
+    assert intents is not None
+    return intents.confirm(number, token).payment_status
+
+
 def new_payment_id() -> str:
     """The spec's client payment id: 'pay_', a timestamp and a random string (one per attempt)."""
     return f"pay_{int(time.time() * 1000)}_{secrets.token_hex(6)}"
@@ -84,6 +172,8 @@ class CheckoutState(rx.State):
 
     dialog_open: bool = False
     submitting: bool = False
+    #: How this store takes payments: 'stripe' (Payment Element) or 'test' (card fields); '' until known.
+    payment_provider: str = ""
     same_as_shipping: bool = True
     field_errors: dict[str, str] = {}
     _payload: dict[str, Any] = {}
@@ -93,15 +183,37 @@ class CheckoutState(rx.State):
     _order_number: str = ""
     _access_token: str = ""
 
+    @rx.var
+    def uses_stripe(self) -> bool:
+        return self.payment_provider == "stripe"
+
     @rx.event
-    def set_dialog_open(self, value: bool) -> None:
-        if value and not self.dialog_open:
+    async def set_dialog_open(self, value: bool):
+        opening = value and not self.dialog_open
+        if opening:
             # One key per checkout attempt: double submits and retries reuse the same order.
             self._idempotency_key = uuid.uuid4().hex
             self._order_number, self._access_token = "", ""
             self.field_errors = {}
         if not self.submitting:
             self.dialog_open = value
+        settings = get_settings()
+        self.payment_provider = "stripe" if settings.uses_stripe else "test"
+        if opening and settings.uses_stripe:
+            lines = (await self.get_state(CartState))._lines()
+            total = cart.cart_totals([line for line in lines if line.source == cart.SOURCE_OURS]).total_cents
+            return rx.call_script(
+                stripe_mount_script(settings.stripe_publishable_key, settings.stripe_js_url, max(total, 1)),
+                callback=CheckoutState.payment_form_ready,
+            )
+        return None
+
+    @rx.event
+    def payment_form_ready(self, result: dict[str, Any]):
+        if not (result or {}).get("ok"):
+            log.warning("Stripe's Payment Element could not be mounted")
+            return rx.toast.error(CHECKOUT_FAILED, description=PAYMENT_FORM_NOT_READY)
+        return None
 
     @rx.event
     def set_same_as_shipping(self, value: bool) -> None:
@@ -125,17 +237,15 @@ class CheckoutState(rx.State):
                 # A problem with the cart itself (empty, a line no longer valid): no field shows it.
                 self.submitting = False
                 return rx.toast.error(CHECKOUT_FAILED, description=error.message)
+        if self.uses_stripe:
+            if self.field_errors:
+                self.submitting = False
+                return None
+            return rx.call_script(STRIPE_SUBMIT_SCRIPT, callback=CheckoutState.stripe_checked)
         return rx.call_script(CARD_CHECK_SCRIPT, callback=CheckoutState.card_checked)
 
-    @rx.event
-    async def card_checked(self, result: dict[str, Any]):
-        card_errors = {k: str(v) for k, v in (result or {}).get("fieldErrors", {}).items() if k in CARD_FIELDS}
-        self.field_errors = {**self.field_errors, **card_errors}
-        if self.field_errors or not (result or {}).get("ok"):
-            self.submitting = False
-            if not self.field_errors:
-                return rx.toast.error(CHECKOUT_FAILED, description=(result or {}).get("error") or GENERIC_FAILURE)
-            return None
+    async def _placed(self) -> Any:
+        """Place (or amend) this dialog's order; True, or the toast that says why not."""
         try:
             placed = await asyncio.to_thread(_place_order, self._payload, self._idempotency_key, self._access_token)
         except ServiceError as error:
@@ -148,6 +258,83 @@ class CheckoutState(rx.State):
             self.submitting = False
             return rx.toast.error(CHECKOUT_FAILED, description=GENERIC_FAILURE)
         self._order_number, self._access_token = placed.order.number, placed.access_token
+        return True
+
+    @rx.event
+    async def stripe_checked(self, result: dict[str, Any]):
+        """Stripe's fields are complete: place the order, then confirm its intent from the page."""
+        result = result or {}
+        if not result.get("ok"):
+            self.submitting = False
+            return rx.toast.error(CHECKOUT_FAILED, description=result.get("error") or PAYMENT_FORM_NOT_READY)
+        placed = await self._placed()
+        if placed is not True:
+            return placed
+        try:
+            handoff = await asyncio.to_thread(_stripe_handoff, self._order_number)
+        except ServiceError as error:
+            self.submitting = False
+            return rx.toast.error(CHECKOUT_FAILED, description=error.message)
+        except Exception:
+            log.exception("creating the payment of order %s failed", self._order_number)
+            self.submitting = False
+            return rx.toast.error(CHECKOUT_FAILED, description=GENERIC_FAILURE)
+        if handoff is None:  # not payable any more: paid by a retry whose answer was lost, or cancelled
+            return await self.stripe_confirmed({"ok": True})
+        # The client secret goes to this page's script only: it is never kept in the state.
+        return rx.call_script(stripe_confirm_script(handoff.client_secret), callback=CheckoutState.stripe_confirmed)
+
+    @rx.event
+    async def stripe_confirmed(self, result: dict[str, Any]):
+        """Stripe.js is done: a decline is shown for a retry; otherwise the server asks Stripe."""
+        result = result or {}
+        if not result.get("ok"):
+            self.submitting = False
+            return rx.toast.error(CHECKOUT_FAILED, description=result.get("error") or GENERIC_FAILURE)
+        try:
+            status = await asyncio.to_thread(_stripe_confirm, self._order_number, self._access_token)
+        except ServiceError as error:
+            self.submitting = False
+            return rx.toast.error(CHECKOUT_FAILED, description=error.message)
+        except Exception:
+            log.exception("confirming the payment of order %s failed", self._order_number)
+            self.submitting = False
+            return rx.toast.error(CHECKOUT_FAILED, description=GENERIC_FAILURE)
+        if status == PaymentStatus.PAID:
+            return await self._finish_paid()
+        # Stripe has not said 'succeeded' yet (a bank transfer, a slow card): its webhook will.
+        number = self._order_number
+        await self._close_for(number)
+        return rx.toast.info(PAYMENT_PROCESSING, description=PAYMENT_PROCESSING_TEXT.format(number=number))
+
+    async def _close_for(self, number: str) -> None:
+        """Close the dialog on a placed order: the browser remembers it and the cart lets its lines go."""
+        self.submitting = False
+        (await self.get_state(OrderStatusState)).last_order = remembered_order(number, self._access_token)
+        self.dialog_open = False
+        self._payload = {}
+        self._order_number, self._access_token = "", ""
+        # The paid lines leave the cart; store-catalogue lines (checked out on the store) stay.
+        cart_state = await self.get_state(CartState)
+        cart_state.cart_json = cart.dump_cart(cart.store_lines(cart_state._lines()))
+
+    async def _finish_paid(self):
+        number = self._order_number
+        await self._close_for(number)
+        return rx.toast.success(ORDER_PLACED, description=f"Order {number} has been submitted for fulfilment.")
+
+    @rx.event
+    async def card_checked(self, result: dict[str, Any]):
+        card_errors = {k: str(v) for k, v in (result or {}).get("fieldErrors", {}).items() if k in CARD_FIELDS}
+        self.field_errors = {**self.field_errors, **card_errors}
+        if self.field_errors or not (result or {}).get("ok"):
+            self.submitting = False
+            if not self.field_errors:
+                return rx.toast.error(CHECKOUT_FAILED, description=(result or {}).get("error") or GENERIC_FAILURE)
+            return None
+        placed = await self._placed()
+        if placed is not True:
+            return placed
         return rx.call_script(
             payment_script(self._order_number, self._access_token, new_payment_id()),
             callback=CheckoutState.payment_done,
@@ -159,16 +346,8 @@ class CheckoutState(rx.State):
         result = result or {}
         body = result.get("body") or {}
         if result.get("ok"):
-            number = self._order_number
             # This browser keeps the order so /order-status shows it without any typing.
-            (await self.get_state(OrderStatusState)).last_order = remembered_order(number, self._access_token)
-            self.dialog_open = False
-            self._payload = {}
-            self._order_number, self._access_token = "", ""
-            # The paid lines leave the cart; store-catalogue lines (checked out on the store) stay.
-            cart_state = await self.get_state(CartState)
-            cart_state.cart_json = cart.dump_cart(cart.store_lines(cart_state._lines()))
-            return rx.toast.success(ORDER_PLACED, description=f"Order {number} has been submitted for fulfilment.")
+            return await self._finish_paid()
         details = body.get("details")
         if isinstance(details, dict):
             self.field_errors = {k: str(v) for k, v in details.items() if k in CARD_FIELDS}
