@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, update
+from sqlmodel import Session, select, update
 
 from storefront.api.app import create_api
 from storefront.config import Settings
@@ -136,3 +136,42 @@ def test_the_order_routes_refuse_without_a_session(client: TestClient, method: s
     response = client.request(method, path)
     assert response.status_code == 401
     assert set(response.json()) >= {"error", "details"}
+
+
+def test_an_order_paid_with_the_test_gateway_is_refunded_once_with_the_admins_name(
+    client: TestClient, engine: Engine, admin: dict
+) -> None:
+    number = _place(client, engine, "refund-me", pay=True)
+    answers = [client.post(f"/api/orders/{number}/refund", headers=admin) for _ in range(2)]
+    assert [a.status_code for a in answers] == [200, 200]
+    order = answers[1].json()["order"]
+    assert (order["paymentStatus"], order["status"], order["paymentProvider"]) == ("refunded", "cancelled", "test")
+    history = order["history"]
+    assert [(h["actor"], h["label"]) for h in history if h["action"] == "refunded"] == [("owner", "Refunded")]
+    assert [h["action"] for h in history] == ["refund_requested", "refunded", "unqueued"]
+    with Session(engine) as session:
+        kept = session.exec(select(Order).where(Order.number == number)).one()
+    assert kept.refund_id and kept.refund_id.startswith("re_test_")
+
+
+def test_the_order_table_filters_paid_orders_and_checkouts_awaiting_payment(
+    client: TestClient, engine: Engine, admin: dict
+) -> None:
+    paid = _place(client, engine, "paid", pay=True)
+    unpaid = _place(client, engine, "unpaid")
+    shown = client.get("/api/orders", params={"view": "paid"}, headers=admin).json()
+    awaiting = client.get("/api/orders", params={"view": "awaiting"}, headers=admin).json()
+    assert ([o["id"] for o in shown["data"]], shown["total"]) == ([paid], 1)
+    assert ([o["id"] for o in awaiting["data"]], awaiting["total"]) == ([unpaid], 1)
+    assert client.get("/api/orders", params={"view": "nope"}, headers=admin).status_code == 422
+
+
+def test_cancelling_an_unpaid_order_keeps_it_from_being_paid(client: TestClient, engine: Engine, admin: dict) -> None:
+    created = client.post("/api/printify/orders", json=order_payload((pick(engine), 1)), headers={"Idempotency-Key": "c"})
+    number, token = created.json()["order"]["id"], created.json()["accessToken"]
+    cancelled = client.post(f"/api/orders/{number}/cancel", headers=admin)
+    assert cancelled.status_code == 200 and cancelled.json()["order"]["status"] == "cancelled"
+    paid = client.post(f"/api/printify/orders/{number}/process-payment",
+                       json={"paymentId": "pay_late", "cardData": GOOD_CARD}, headers={"X-Order-Token": token})
+    assert paid.status_code == 409
+    assert client.post(f"/api/orders/{number}/refund", headers=admin).status_code == 409

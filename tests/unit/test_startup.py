@@ -44,3 +44,28 @@ def test_several_workers_on_the_demo_provider_are_warned_about(
     with caplog.at_level(logging.WARNING):
         asyncio.run(_start(Settings()))
     assert (store.DEMO_PROVIDER_WORKERS_WARNING in caplog.text) is warned
+
+
+def test_a_staging_store_on_stripe_test_keys_says_so_at_every_start(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    env = {
+        "STORE_ENV": "production", "ADMIN_PASSWORD": "a long secret", "PRINTIFY_API_TOKEN": "token",
+        "PRINTIFY_WEBHOOK_SECRET": "whsec", "STRIPE_SECRET_KEY": "sk_test_abc", "STRIPE_PUBLISHABLE_KEY": "pk_test_abc",
+        "STRIPE_WEBHOOK_SECRET": "whsec_abc", "ALLOW_TEST_PAYMENTS": "1",
+    }
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    for _ in range(2):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING):
+            asyncio.run(_start(Settings()))
+        assert store.TEST_PAYMENTS_WARNING in caplog.text
+
+
+def test_a_live_stripe_store_has_no_test_payments_warning(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    for name in ("STORE_ENV", "STRIPE_SECRET_KEY", "STRIPE_PUBLISHABLE_KEY", "STRIPE_WEBHOOK_SECRET", "ALLOW_TEST_PAYMENTS"):
+        monkeypatch.delenv(name, raising=False)
+    with caplog.at_level(logging.WARNING):
+        asyncio.run(_start(Settings()))
+    assert store.TEST_PAYMENTS_WARNING not in caplog.text
