@@ -88,6 +88,9 @@ class Settings(BaseSettings):
     stripe_js_url: str = "https://js.stripe.com/v3/"
     #: A staging store in production mode may take Stripe test-mode keys when this is set.
     allow_test_payments: bool = False
+    #: A paid order waits this long at the provider (on-hold) before printing starts, so a refund
+    #: or cancellation in that time cancels the print order too.
+    production_hold_minutes: float = Field(default=0.0, ge=0)
     #: An order left unpaid this long is cancelled (and its PaymentIntent with it).
     unpaid_order_ttl_hours: float = Field(default=24.0, gt=0)
 
@@ -103,7 +106,8 @@ class Settings(BaseSettings):
         return value.strip().lower() if isinstance(value, str) else value
 
     @field_validator(
-        "tryon_timeout_seconds", "tryon_poll_interval_seconds", "tryon_max_wait_seconds", "outbox_interval_seconds"
+        "tryon_timeout_seconds", "tryon_poll_interval_seconds", "tryon_max_wait_seconds", "outbox_interval_seconds",
+        "production_hold_minutes", "unpaid_order_ttl_hours",
     )
     @classmethod
     def _finite(cls, value: float) -> float:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -161,7 +162,8 @@ def session_factory(engine: Engine) -> Callable[[], Session]:
 def order_outbox(settings: Settings, engine: Engine, provider: PrintProvider) -> OrderOutbox:
     """The outbox that sends paid orders to the provider (start it with fulfilment.start_outbox_worker)."""
     shop = store_shop(settings) if provider is shared_print_provider(settings) else StoreShop(settings, provider)
-    return OrderOutbox(session_factory(engine), provider, shop)
+    hold = timedelta(minutes=settings.production_hold_minutes)
+    return OrderOutbox(session_factory(engine), provider, shop, production_hold=hold)
 
 
 @lru_cache(maxsize=4)

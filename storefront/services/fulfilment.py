@@ -144,9 +144,14 @@ class OrderOutbox:
         provider: PrintProvider,
         shop_id: int | ShopId,
         clock: Clock = utcnow,
+        *,
+        production_hold: timedelta = timedelta(0),
     ) -> None:
         self._session_factory = session_factory
         self._provider = provider
+        #: How long a sent order waits at the provider (on-hold) before it is sent to production:
+        #: while it waits, a refund or cancellation still cancels the print order.
+        self._production_hold = production_hold
         # A callable resolves the shop when first needed, so a wrong token or shop id delays
         # fulfilment (logged, retried) instead of stopping the store from starting.
         self._shop_id: ShopId = shop_id if callable(shop_id) else (lambda: shop_id)
@@ -230,14 +235,14 @@ class OrderOutbox:
         )
         return str(existing["id"])
 
-    @staticmethod
-    def _queue_production(session: Session, order: Order, now: datetime) -> None:
+    def _queue_production(self, session: Session, order: Order, now: datetime) -> None:
         assert order.id is not None
         exists = session.exec(
             select(OutboxJob.id).where(col(OutboxJob.kind) == SEND_TO_PRODUCTION, col(OutboxJob.order_id) == order.id)
         ).first()
         if exists is None:
-            session.add(OutboxJob(kind=SEND_TO_PRODUCTION, order_id=order.id, next_attempt_at=now, created_at=now))
+            due = now + self._production_hold
+            session.add(OutboxJob(kind=SEND_TO_PRODUCTION, order_id=order.id, next_attempt_at=due, created_at=now))
 
     def _send_to_production(self, session: Session, job: OutboxJob, order: Order | None, now: datetime) -> int | object:
         """Approve the provider's order for printing once it is costed (on-hold); done if it moved on already.

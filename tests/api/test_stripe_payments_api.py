@@ -419,6 +419,21 @@ def test_refund_cancels_the_print_order_before_production(
     assert provider.get_order(DEMO_SHOP_ID, sent.printify_order_id)["status"] == "canceled"
 
 
+def test_a_refund_during_the_production_hold_cancels_the_print_order(
+    http: httpx.Client, fake: FakeStripe, tee: Pick, engine: Engine, provider: DemoPrintProvider
+) -> None:
+    order = _paid_order(http, fake, tee, engine)
+    outbox = OrderOutbox(session_factory(engine), provider, DEMO_SHOP_ID, production_hold=timedelta(hours=1))
+    outbox.run_due()  # sent; printing waits for the hour to pass
+    sent = _order(engine, order.number)
+    provider.advance_order(sent.printify_order_id or "")  # costed: on-hold at the provider
+    outbox.run_due()
+    assert provider.get_order(DEMO_SHOP_ID, sent.printify_order_id or "")["status"] == "on-hold"
+    answer = http.post(f"/api/orders/{order.number}/refund", headers=_admin(http))
+    assert answer.json()["message"] == PROVIDER_CANCELLED_NOTE
+    assert provider.get_order(DEMO_SHOP_ID, sent.printify_order_id or "")["status"] == "canceled"
+
+
 def test_refund_after_production_started_still_refunds_and_says_so(
     http: httpx.Client, fake: FakeStripe, tee: Pick, engine: Engine, provider: DemoPrintProvider
 ) -> None:
