@@ -13,7 +13,9 @@ import logging
 from typing import Any
 
 from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
 
+from storefront.api.bodies import BodyTooLarge, read_capped
 from storefront.api.schemas import WebhookReceipt, errors
 from storefront.services.errors import NotFoundError, ServiceError
 
@@ -24,6 +26,9 @@ WEBHOOK_PATH = "/api/stripe/webhooks"
 SIGNATURE_HEADER = "Stripe-Signature"
 NOT_STRIPE = "Payments are not taken through Stripe"
 BAD_SIGNATURE = "Invalid Stripe webhook"
+#: Stripe's events are a few kilobytes; anything near this is not one of them.
+MAX_BODY_BYTES = 512 * 1024
+BODY_TOO_LARGE = "The webhook body is too large"
 STRIPE_EVENT_BODY = {
     "required": True,
     "content": {
@@ -42,14 +47,17 @@ STRIPE_EVENT_BODY = {
     WEBHOOK_PATH,
     response_model=WebhookReceipt,
     openapi_extra={"requestBody": STRIPE_EVENT_BODY},
-    responses=errors(400, 404, 503, d400=BAD_SIGNATURE, d404=NOT_STRIPE, d503="Applying must wait; Stripe retries"),
+    responses=errors(400, 404, 413, 503, d400=BAD_SIGNATURE, d404=NOT_STRIPE, d503="Applying must wait; Stripe retries"),
 )
-async def receive_stripe_event(request: Request) -> dict[str, Any]:
+async def receive_stripe_event(request: Request) -> Any:
     """One Stripe event, verified on the raw body's bytes with the SDK's verifier, applied once."""
     intents = request.app.state.services.intents
     if intents is None:
         raise NotFoundError(NOT_STRIPE)
-    body = await request.body()
+    try:
+        body = await read_capped(request, MAX_BODY_BYTES)
+    except BodyTooLarge:
+        return JSONResponse({"error": BODY_TOO_LARGE, "details": None}, status_code=413)
     try:
         outcome = await asyncio.to_thread(intents.receive, body, request.headers.get(SIGNATURE_HEADER))
     except ValueError as exc:

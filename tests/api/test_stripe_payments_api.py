@@ -520,3 +520,9 @@ def test_an_order_paid_at_the_last_moment_is_not_expired(
     assert expiry.run() == 0
     order = _order(engine, number)
     assert (order.status, order.payment_status) == ("processing", "paid")
+
+
+def test_a_webhook_body_larger_than_any_event_is_refused(http: httpx.Client, fake: FakeStripe) -> None:
+    body = b'{"id": "evt_big", "padding": "' + b"x" * (600 * 1024) + b'"}'
+    response = http.post(WEBHOOKS, content=body, headers={"Stripe-Signature": fake.sign(body)})
+    assert response.status_code == 413
