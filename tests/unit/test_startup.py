@@ -69,3 +69,20 @@ def test_a_live_stripe_store_has_no_test_payments_warning(monkeypatch: pytest.Mo
     with caplog.at_level(logging.WARNING):
         asyncio.run(_start(Settings()))
     assert store.TEST_PAYMENTS_WARNING not in caplog.text
+
+
+def test_the_store_refuses_to_start_in_production_on_the_test_gateway_and_names_what_is_missing(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The store's own module, as `reflex run` imports it, stops at once with the reason."""
+    import os
+    import subprocess
+    import sys
+
+    from storefront.config import PROJECT_ROOT
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("STRIPE_", "PRINTIFY_", "ALLOW_"))}
+    env.update({"STORE_ENV": "production", "ADMIN_PASSWORD": "a long secret", "PRINTIFY_API_TOKEN": "token",
+                "PRINTIFY_WEBHOOK_SECRET": "whsec", "DATA_DIR": str(tmp_path)})
+    started = subprocess.run([sys.executable, "-c", "import storefront.storefront"], cwd=PROJECT_ROOT, env=env,
+                             capture_output=True, text=True, timeout=120)
+    assert started.returncode != 0
+    assert "STORE_ENV=production needs STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET" in started.stderr
