@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from playwright.sync_api import Page, expect
+from sqlalchemy import create_engine, text
 
 from tests.e2e import test_shopping as shopping
 from tests.e2e.admin import open_tab, sign_in
@@ -71,3 +72,124 @@ def test_export_csv_downloads_the_orders(page: Page, store: StoreServer) -> None
     text = open(download.path(), encoding="utf-8").read()
     assert text.startswith("Order ID,Date (UTC),Customer Name,Email,Total,")
     assert number in text
+
+
+# --------------------------------------------------------------------------- refunds and cancellations
+
+
+def _toast(page: Page, title: str):
+    """The toast with this title (the history in the dialog may show the same words)."""
+    return page.locator("[data-sonner-toast]").filter(has_text=title)
+
+
+def _history_actions(store: StoreServer, number: str) -> list[str]:
+    """The order's history actions as the database holds them, oldest first."""
+    engine = create_engine(store.db_url)
+    try:
+        with engine.connect() as connection:
+            return list(connection.execute(
+                text("SELECT h.action FROM order_history h JOIN orders o ON o.id = h.order_id"
+                     " WHERE o.number = :n ORDER BY h.id"),
+                {"n": number},
+            ).scalars())
+    finally:
+        engine.dispose()
+
+
+def _place_unpaid_order(page: Page) -> str:
+    """Check out a tee with the card the test gateway declines; returns the unpaid order's number."""
+    shopping.add_to_cart(page, shopping.product_links(page, "tee")[0], "M")
+    shopping.open_checkout(page)
+    shopping.fill_checkout(page, shopping.DECLINED_CARD)
+    with page.expect_response(lambda r: r.url.endswith("/process-payment")) as answer:
+        page.get_by_role("dialog").get_by_test_id("place-order").click()
+    assert answer.value.status == 402
+    found = re.search(r"/orders/(SF-\d+)/process-payment$", answer.value.url)
+    assert found, answer.value.url
+    return found.group(1)
+
+
+def _open_detail(page: Page, number: str):
+    row = page.get_by_test_id("order-row").filter(has_text=number)
+    row.get_by_role("button", name="View").click()
+    dialog = page.get_by_role("dialog", name=f"Order {number}")
+    expect(dialog.get_by_text("Customer Information", exact=True)).to_be_visible()
+    return row, dialog
+
+
+def test_a_paid_order_refunded_from_the_dialog_once_despite_a_double_click(page: Page, store: StoreServer) -> None:
+    number, order = _place_paid_order(page, store)
+    sign_in(page)
+    open_tab(page, "Orders")
+    row, dialog = _open_detail(page, number)
+    expect(dialog.get_by_test_id("history-line")).to_have_count(0)
+
+    dialog.get_by_role("button", name="Refund", exact=True).click()
+    confirm = page.get_by_role("alertdialog")
+    total = f"${order['total_cents'] / 100:,.2f}"
+    expect(confirm).to_contain_text(
+        f"Refund {total} to the customer's card? The print order is cancelled if the provider has not started printing it."
+    )
+    confirm.get_by_role("button", name="Refund", exact=True).dblclick()
+
+    expect(_toast(page, "Order refunded")).to_be_visible()
+    expect(confirm).to_have_count(0)
+    expect(row).to_contain_text("Refunded")
+    refunded = dialog.get_by_test_id("history-line").filter(
+        has=page.get_by_test_id("history-label").get_by_text("Refunded", exact=True)
+    )
+    expect(refunded).to_have_count(1)
+    expect(refunded).to_contain_text("Refunded by admin")
+    expect(refunded).to_contain_text(total)
+    expect(dialog.get_by_role("button", name="Refund", exact=True)).to_have_count(0)
+    expect(dialog.get_by_role("button", name="Cancel order")).to_have_count(0)
+    dialog.get_by_role("tab", name="Fulfillment").click()
+    expect(dialog.get_by_text("Refunded", exact=True)).to_be_visible()
+
+    assert shopping._order_row(store, number)["payment_status"] == "refunded"
+    actions = _history_actions(store, number)
+    assert (actions.count("refund_requested"), actions.count("refunded")) == (1, 1), actions
+
+
+def test_an_unpaid_order_is_only_under_awaiting_payment_and_cancel_order_cancels_it(
+    page: Page, store: StoreServer
+) -> None:
+    number = _place_unpaid_order(page)
+    sign_in(page)
+    open_tab(page, "Orders")
+    rows = page.get_by_test_id("order-row")
+    # The paid orders (the default view) are loaded, without the unpaid one.
+    expect(rows.first.or_(page.get_by_text("No orders yet", exact=True))).to_be_visible()
+    expect(rows.filter(has_text=number)).to_have_count(0)
+
+    page.get_by_test_id("order-view").locator("button", has_text="Awaiting payment").click()
+    row = rows.filter(has_text=number)
+    expect(row).to_be_visible()
+    expect(row).to_contain_text("Pending")
+    expect(row).to_contain_text("Failed")
+
+    _, dialog = _open_detail(page, number)
+    expect(dialog.get_by_role("button", name="Cancel order")).to_be_visible()
+    expect(dialog.get_by_role("button", name="Refund", exact=True)).to_have_count(0)
+    dialog.get_by_role("button", name="Cancel order").click()
+    confirm = page.get_by_role("alertdialog")
+    expect(confirm).to_contain_text("Cancel this order? It has not been paid, and it can no longer be paid once cancelled.")
+    confirm.get_by_role("button", name="Cancel order").click()
+
+    expect(_toast(page, "Order cancelled")).to_be_visible()
+    expect(confirm).to_have_count(0)
+    expect(row).to_contain_text("Cancelled")
+    cancelled = dialog.get_by_test_id("history-line")
+    expect(cancelled).to_have_count(1)
+    expect(cancelled).to_contain_text("Order cancelled by admin")
+    expect(dialog.get_by_role("button", name="Cancel order")).to_have_count(0)
+    assert shopping._order_row(store, number)["status"] == "cancelled"
+
+    # Back under 'Orders' (paid orders), the cancelled checkout is still not there.
+    page.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)
+    paid_view = page.get_by_test_id("order-view").locator("button", has_text="Orders")
+    paid_view.click()
+    expect(paid_view).to_have_attribute("data-state", "on")
+    expect(rows.first.or_(page.get_by_text("No orders yet", exact=True))).to_be_visible()
+    expect(rows.filter(has_text=number)).to_have_count(0)

@@ -1,4 +1,5 @@
-"""Admin dashboard tab: Order Management (stat cards, revenue chart, orders table, detail dialog)."""
+"""Admin dashboard tab: Order Management (stat cards, revenue chart, orders table with its paid /
+awaiting-payment filter, detail dialog with the order's history, Refund and Cancel order)."""
 
 import reflex as rx
 
@@ -6,19 +7,24 @@ from storefront.components import styles
 from storefront.components.admin.layout import section_card
 from storefront.components.empty_state import empty_state
 from storefront.components.product_card import product_image
-from storefront.state.admin.orders import ItemRow, OrderRow, OrdersState
+from storefront.services.admin_orders import VIEW_AWAITING, VIEW_PAID
+from storefront.state.admin.orders import REFUND, HistoryRow, ItemRow, OrderRow, OrdersState
 
 COLUMNS = ["Order ID", "Customer", "Total", "Status", "Payment", "Printify Status", "Date", "Actions"]
 AUTO_SEND_NOTE = "Orders are sent to Printify automatically after payment confirmation."
 
 
 def status_badge(label: rx.Var) -> rx.Component:
-    colour = rx.match(label, ("Processing", "blue"), ("Fulfilled", "green"), ("Pending", "amber"), "gray")
+    colour = rx.match(
+        label, ("Processing", "blue"), ("Fulfilled", "green"), ("Pending", "amber"), ("Cancelled", "red"), "gray"
+    )
     return rx.badge(label, color_scheme=colour, variant="soft")
 
 
 def payment_badge(label: rx.Var) -> rx.Component:
-    colour = rx.match(label, ("Paid", "green"), ("Pending", "amber"), ("Failed", "red"), "gray")
+    colour = rx.match(
+        label, ("Paid", "green"), ("Pending", "amber"), ("Failed", "red"), ("Refund pending", "orange"), "gray"
+    )
     return rx.badge(label, color_scheme=colour, variant="soft")
 
 
@@ -129,6 +135,17 @@ def order_row(row: OrderRow) -> rx.Component:
     )
 
 
+def view_filter() -> rx.Component:
+    """'Orders' (paid, refunded ones included) or 'Awaiting payment' (checkouts not paid yet)."""
+    return rx.segmented_control.root(
+        rx.segmented_control.item("Orders", value=VIEW_PAID),
+        rx.segmented_control.item("Awaiting payment", value=VIEW_AWAITING),
+        value=OrdersState.view,
+        on_change=OrdersState.set_view,
+        data_testid="order-view",
+    )
+
+
 def orders_table() -> rx.Component:
     return rx.cond(
         OrdersState.rows.length() > 0,
@@ -153,7 +170,11 @@ def orders_table() -> rx.Component:
         ),
         rx.cond(
             OrdersState.loaded,
-            empty_state("shopping-bag", "No orders yet", heading_level="h3"),
+            rx.cond(
+                OrdersState.view == VIEW_AWAITING,
+                empty_state("clock", "No checkouts awaiting payment", heading_level="h3"),
+                empty_state("shopping-bag", "No orders yet", heading_level="h3"),
+            ),
             rx.center(rx.spinner(size="3"), padding_y="4rem", width="100%"),
         ),
     )
@@ -175,7 +196,42 @@ def or_dash(value: rx.Var) -> rx.Var:
     return rx.cond(value != "", value, "—")
 
 
+def history_line(line: HistoryRow) -> rx.Component:
+    return rx.hstack(
+        rx.text(line["at"], size="2", color=styles.MUTED, white_space="nowrap"),
+        rx.vstack(
+            rx.text(
+                rx.text.strong(line["label"], data_testid="history-label"),
+                " by ",
+                line["actor"],
+                size="2",
+            ),
+            rx.cond(line["detail"] != "", rx.text(line["detail"], size="1", color=styles.MUTED)),
+            spacing="0",
+        ),
+        spacing="3",
+        align="start",
+        width="100%",
+        data_testid="history-line",
+    )
+
+
+def history_panel() -> rx.Component:
+    """What happened to the order (refunds, cancellations, expiry), oldest first; only when something did."""
+    return rx.cond(
+        OrdersState.detail_history.length() > 0,
+        section_card(
+            rx.heading("History", as_="h4", size="3"),
+            rx.vstack(rx.foreach(OrdersState.detail_history, history_line), spacing="2", width="100%"),
+        ),
+    )
+
+
 def details_panel() -> rx.Component:
+    return rx.vstack(details_grid(), history_panel(), spacing="3", width="100%")
+
+
+def details_grid() -> rx.Component:
     detail = OrdersState.detail
     return rx.grid(
         section_card(
@@ -290,6 +346,69 @@ def fulfilment_panel() -> rx.Component:
     )
 
 
+def action_confirmation() -> rx.Component:
+    """'Refund' or 'Cancel order', asked once more with the amount; open over the detail dialog."""
+    is_refund = OrdersState.confirming == REFUND
+    return rx.alert_dialog.root(
+        rx.alert_dialog.content(
+            rx.alert_dialog.title(rx.cond(is_refund, "Refund order ", "Cancel order ") + OrdersState.detail["number"]),
+            rx.alert_dialog.description(OrdersState.confirmation, size="2"),
+            rx.hstack(
+                rx.alert_dialog.cancel(
+                    rx.button("Keep order", variant="soft", color_scheme="gray", disabled=OrdersState.acting)
+                ),
+                rx.button(
+                    rx.cond(is_refund, "Refund", "Cancel order"),
+                    color_scheme="red",
+                    loading=OrdersState.acting,
+                    on_click=OrdersState.confirm,
+                    data_testid="confirm-action",
+                ),
+                justify="end",
+                spacing="3",
+                margin_top="1rem",
+            ),
+            max_width="460px",
+        ),
+        open=OrdersState.confirming != "",
+        on_open_change=OrdersState.set_confirm_open,
+    )
+
+
+def order_actions() -> rx.Component:
+    """Refund (a paid order) and Cancel order (neither cancelled nor refunded), once it is loaded."""
+    detail = OrdersState.detail
+    return rx.cond(
+        OrdersState.detail_loading,
+        rx.fragment(),
+        rx.hstack(
+            rx.cond(
+                detail["refundable"],
+                rx.button(
+                    rx.icon("undo-2", size=14),
+                    "Refund",
+                    color_scheme="red",
+                    variant="soft",
+                    disabled=OrdersState.acting,
+                    on_click=OrdersState.ask_refund,
+                ),
+            ),
+            rx.cond(
+                detail["cancellable"],
+                rx.button(
+                    rx.icon("ban", size=14),
+                    "Cancel order",
+                    color_scheme="red",
+                    variant="outline",
+                    disabled=OrdersState.acting,
+                    on_click=OrdersState.ask_cancel,
+                ),
+            ),
+            spacing="2",
+        ),
+    )
+
+
 def order_dialog() -> rx.Component:
     return rx.dialog.root(
         rx.dialog.content(
@@ -311,10 +430,14 @@ def order_dialog() -> rx.Component:
                 ),
             ),
             rx.hstack(
+                order_actions(),
                 rx.dialog.close(rx.button("Close", variant="soft", color_scheme="gray")),
-                justify="end",
+                justify="between",
+                wrap="wrap",
+                spacing="2",
                 margin_top="1rem",
             ),
+            action_confirmation(),
             max_width="760px",
         ),
         open=OrdersState.detail_open,
@@ -357,7 +480,7 @@ def orders_tab() -> rx.Component:
         toolbar(),
         stat_cards(),
         revenue_chart(),
-        section_card(orders_table()),
+        section_card(rx.vstack(view_filter(), orders_table(), spacing="4", width="100%")),
         order_dialog(),
         spacing="4",
         width="100%",

@@ -1,4 +1,5 @@
-"""The Orders tab: a page of order rows, the stat cards, revenue by day, the detail dialog, retry
+"""The Orders tab: a page of order rows (paid orders, or checkouts awaiting payment), the stat
+cards, revenue by day, the detail dialog with the order's history, refunds and cancellations, retry
 and CSV export. Rows hold display strings only; the order book stays in the database."""
 
 from __future__ import annotations
@@ -6,16 +7,25 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import datetime, timezone
+from functools import lru_cache
 from typing import TypedDict
 
 import reflex as rx
+from sqlmodel import Session
 
+from storefront import db, wiring
+from storefront.config import Settings, get_settings
 from storefront.db import session_scope
-from storefront.models import Order, OrderItem
-from storefront.services import admin_orders
+from storefront.models import Order, OrderHistory, OrderItem
+from storefront.services import admin_orders, order_history
 from storefront.services.catalog import PLACEHOLDER_IMAGE
 from storefront.services.errors import ServiceError
+from storefront.services.intent_payments import IntentPayments
 from storefront.services.money import cents_to_dollars, format_usd
+from storefront.services.order_cancellation import OrderCancellations, Outcome
+from storefront.services.payments import PaymentGateway, TestPaymentGateway
+from storefront.services.statuses import OrderStatus, PaymentStatus
+from storefront.services.stripe_gateway import StripeGateway
 from storefront.state.admin.session import AdminState
 
 log = logging.getLogger(__name__)
@@ -30,6 +40,21 @@ EXPORT_FAILED = "Export Failed"
 GENERIC_FAILURE = "Something went wrong. Please try again."
 NOT_SENT = "Not sent"
 CSV_FILENAME = "orders.csv"
+ORDER_REFUNDED = "Order refunded"
+ORDER_CANCELLED = "Order cancelled"
+REFUND_CONFIRMATION = (
+    "Refund {total} to the customer's card? The print order is cancelled if the provider has not started printing it."
+)
+CANCEL_PAID_CONFIRMATION = (
+    "Cancel this order and refund {total} to the customer's card? The print order is cancelled if the"
+    " provider has not started printing it."
+)
+CANCEL_UNPAID_CONFIRMATION = "Cancel this order? It has not been paid, and it can no longer be paid once cancelled."
+#: The confirmations the detail dialog asks for.
+REFUND = "refund"
+CANCEL = "cancel"
+#: The order table's views, as the filter names them.
+VIEWS = (admin_orders.VIEW_PAID, admin_orders.VIEW_AWAITING)
 CARRIER_NAMES = {"usps": "USPS", "ups": "UPS", "fedex": "FedEx", "dhl": "DHL", "dhl-express": "DHL Express"}
 
 
@@ -93,17 +118,32 @@ class OrderDetail(TypedDict):
     address2: str
     city_line: str
     country: str
+    #: A paid order (not refunded yet): 'Refund' is offered.
+    refundable: bool
+    #: Neither cancelled nor refunded: 'Cancel order' is offered.
+    cancellable: bool
 
 
-EMPTY_DETAIL = OrderDetail(**{name: "" for name in OrderDetail.__annotations__})  # type: ignore[typeddict-item]
+class HistoryRow(TypedDict):
+    """One line of the order's history in the detail dialog."""
+
+    at: str
+    label: str
+    actor: str
+    detail: str
+
+
+EMPTY_DETAIL = OrderDetail(  # type: ignore[typeddict-item]
+    **{**{name: "" for name in OrderDetail.__annotations__}, "refundable": False, "cancellable": False}
+)
 
 
 # --------------------------------------------------------------------------- formatting
 
 
 def format_date(moment: datetime) -> str:
-    """'Mar 5, 2030' (UTC)."""
-    utc = moment.astimezone(timezone.utc)
+    """'Mar 5, 2030' (UTC; the database gives SQLite's times back without their zone, in UTC)."""
+    utc = moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
     return f"{utc:%b} {utc.day}, {utc.year}"
 
 
@@ -176,7 +216,20 @@ def to_detail(order: Order) -> OrderDetail:
         address2=order.address2 or "",
         city_line=f"{order.city}, {order.state_code} {order.zip}",
         country=order.country_code,
+        refundable=order.payment_status == PaymentStatus.PAID,
+        cancellable=order.status != OrderStatus.CANCELLED
+        and order.payment_status not in (PaymentStatus.REFUNDING, PaymentStatus.REFUNDED),
     )
+
+
+def format_time(moment: datetime) -> str:
+    """'Mar 5, 2030, 14:07 UTC': when something happened to an order."""
+    utc = moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+    return f"{format_date(utc)}, {utc:%H:%M} UTC"
+
+
+def to_history(row: OrderHistory) -> HistoryRow:
+    return HistoryRow(at=format_time(row.at), label=order_history.label(row.action), actor=row.actor, detail=row.detail)
 
 
 def to_point(day: admin_orders.DayRevenue) -> ChartPoint:
@@ -193,9 +246,41 @@ class Overview(TypedDict):
     chart: list[ChartPoint]
 
 
-def _overview() -> Overview:
+class Detail(TypedDict):
+    order: OrderDetail
+    items: list[ItemRow]
+    history: list[HistoryRow]
+
+
+class AfterAction(TypedDict):
+    """What changed with a refund or cancellation: the dialog, the order's row and the figures."""
+
+    detail: Detail
+    row: OrderRow
+    stats: admin_orders.OrderStats
+    chart: list[ChartPoint]
+
+
+@lru_cache(maxsize=4)
+def cancellations(settings: Settings) -> OrderCancellations:
+    """Refunds and cancellations of this process, each through the gateway that took the payment
+    (built as the API builds its own: the test gateway always, Stripe when it is configured)."""
+    gateway = wiring.shared_payment_gateway(settings)
+    test_gateway = gateway if isinstance(gateway, TestPaymentGateway) else TestPaymentGateway()
+    gateways: dict[str, PaymentGateway] = {test_gateway.name: test_gateway}
+    session_factory = wiring.session_factory(db.get_engine())
+    intents = None
+    if isinstance(gateway, StripeGateway):
+        gateways[gateway.name] = gateway
+        intents = IntentPayments(session_factory, gateway)
+    return OrderCancellations(
+        session_factory, gateways, wiring.shared_print_provider(settings), wiring.store_shop(settings), intents=intents
+    )
+
+
+def _overview(view: str) -> Overview:
     with session_scope() as session:
-        page = admin_orders.list_orders(session, limit=PAGE_SIZE)
+        page = admin_orders.list_orders(session, limit=PAGE_SIZE, view=view)
         return Overview(
             rows=[to_row(order) for order in page.orders],
             next_cursor=page.next_cursor or "",
@@ -204,16 +289,41 @@ def _overview() -> Overview:
         )
 
 
-def _next_page(cursor: str) -> tuple[list[OrderRow], str]:
+def _next_page(cursor: str, view: str) -> tuple[list[OrderRow], str]:
     with session_scope() as session:
-        page = admin_orders.list_orders(session, limit=PAGE_SIZE, cursor=cursor)
+        page = admin_orders.list_orders(session, limit=PAGE_SIZE, cursor=cursor, view=view)
         return [to_row(order) for order in page.orders], page.next_cursor or ""
 
 
-def _detail(number: str) -> tuple[OrderDetail, list[ItemRow]]:
+def _load_detail(session: Session, number: str) -> tuple[Order, Detail]:
+    order, items = admin_orders.order_with_items(session, number)
+    assert order.id is not None
+    return order, Detail(
+        order=to_detail(order),
+        items=[to_item(item) for item in items],
+        history=[to_history(row) for row in order_history.history(session, order.id)],
+    )
+
+
+def _detail(number: str) -> Detail:
     with session_scope() as session:
-        order, items = admin_orders.order_with_items(session, number)
-        return to_detail(order), [to_item(item) for item in items]
+        return _load_detail(session, number)[1]
+
+
+def _refund_or_cancel(action: str, number: str, admin: str) -> Outcome:
+    service = cancellations(get_settings())
+    return service.refund(number, admin) if action == REFUND else service.cancel(number, admin)
+
+
+def _after_action(number: str) -> AfterAction:
+    with session_scope() as session:
+        order, detail = _load_detail(session, number)
+        return AfterAction(
+            detail=detail,
+            row=to_row(order),
+            stats=admin_orders.order_stats(session),
+            chart=[to_point(day) for day in admin_orders.revenue_by_day(session)],
+        )
 
 
 def _retry(number: str) -> OrderRow:
@@ -232,6 +342,8 @@ def _export() -> str:
 class OrdersState(AdminState):
     """The Orders tab of /admin/dashboard."""
 
+    #: The table's filter: paid orders (the default) or checkouts awaiting payment.
+    view: str = admin_orders.VIEW_PAID
     rows: list[OrderRow] = []
     next_cursor: str = ""
     loading: bool = False
@@ -248,6 +360,11 @@ class OrdersState(AdminState):
     detail_loading: bool = False
     detail: OrderDetail = EMPTY_DETAIL
     detail_items: list[ItemRow] = []
+    detail_history: list[HistoryRow] = []
+
+    #: The confirmation open over the dialog (REFUND or CANCEL), and whether it is running.
+    confirming: str = ""
+    acting: bool = False
 
     retrying: str = ""
     exporting: bool = False
@@ -259,6 +376,35 @@ class OrdersState(AdminState):
     def has_more(self) -> bool:
         return self.next_cursor != ""
 
+    @rx.var
+    def confirmation(self) -> str:
+        """What the open confirmation asks, naming the amount a refund gives back."""
+        total = self.detail["total"]
+        if self.confirming == REFUND:
+            return REFUND_CONFIRMATION.format(total=total)
+        if self.detail["refundable"]:
+            return CANCEL_PAID_CONFIRMATION.format(total=total)
+        return CANCEL_UNPAID_CONFIRMATION
+
+    def _apply_stats(self, stats: admin_orders.OrderStats, chart: list[ChartPoint]) -> None:
+        self.total_orders, self.processing, self.fulfilled = stats.total_orders, stats.processing, stats.fulfilled
+        self.revenue = format_usd(stats.revenue_cents)
+        self.chart = chart
+
+    def _show_detail(self, detail: Detail) -> None:
+        self.detail, self.detail_items, self.detail_history = detail["order"], detail["items"], detail["history"]
+
+    @rx.event
+    async def set_view(self, value: str | list[str]):
+        """Switch the table between paid orders and checkouts awaiting payment (from the first page)."""
+        if await self._signed_in() is None:
+            return self._to_login()
+        # The segmented control sends one value; a deselected control sends "" and changes nothing.
+        if not isinstance(value, str) or value not in VIEWS or value == self.view:
+            return None
+        self.view, self.rows, self.next_cursor, self.loaded = value, [], "", False
+        return OrdersState.refresh
+
     @rx.event(background=True)
     async def refresh(self):
         """Load the first page, the stat cards and the chart (on showing the tab, and Refresh Orders)."""
@@ -266,9 +412,9 @@ class OrdersState(AdminState):
             if await self._signed_in() is None:
                 return self._to_login()
             self._generation += 1
-            generation, self.loading = self._generation, True
+            generation, view, self.loading = self._generation, self.view, True
         try:
-            overview = await asyncio.to_thread(_overview)
+            overview = await asyncio.to_thread(_overview, view)
         except Exception:
             log.exception("loading the orders failed")
             async with self:
@@ -278,10 +424,8 @@ class OrdersState(AdminState):
         async with self:
             if generation != self._generation:
                 return None
-            stats = overview["stats"]
-            self.rows, self.next_cursor, self.chart = overview["rows"], overview["next_cursor"], overview["chart"]
-            self.total_orders, self.processing, self.fulfilled = stats.total_orders, stats.processing, stats.fulfilled
-            self.revenue = format_usd(stats.revenue_cents)
+            self.rows, self.next_cursor = overview["rows"], overview["next_cursor"]
+            self._apply_stats(overview["stats"], overview["chart"])
             self.loading, self.loaded = False, True
         return None
 
@@ -293,9 +437,9 @@ class OrdersState(AdminState):
                 return self._to_login()
             if self.loading or self.loading_more or not self.next_cursor:
                 return None
-            generation, cursor, self.loading_more = self._generation, self.next_cursor, True
+            generation, cursor, view, self.loading_more = self._generation, self.next_cursor, self.view, True
         try:
-            rows, next_cursor = await asyncio.to_thread(_next_page, cursor)
+            rows, next_cursor = await asyncio.to_thread(_next_page, cursor, view)
         except Exception:
             log.exception("loading more orders failed")
             async with self:
@@ -314,10 +458,12 @@ class OrdersState(AdminState):
         async with self:
             if await self._signed_in() is None:
                 return self._to_login()
-            self.detail, self.detail_items = EMPTY_DETAIL, []
+            self.detail, self.detail_items, self.detail_history = EMPTY_DETAIL, [], []
             self.detail_open, self.detail_loading = True, True
+            if not self.acting:
+                self.confirming = ""
         try:
-            detail, items = await asyncio.to_thread(_detail, number)
+            detail = await asyncio.to_thread(_detail, number)
         except Exception as error:
             if not isinstance(error, ServiceError):
                 log.exception("loading order %s failed", number)
@@ -326,7 +472,8 @@ class OrdersState(AdminState):
             return rx.toast.error(FETCH_ORDER_FAILED)
         async with self:
             if self.detail_open:
-                self.detail, self.detail_items, self.detail_loading = detail, items, False
+                self._show_detail(detail)
+                self.detail_loading = False
         return None
 
     @rx.event
@@ -334,7 +481,81 @@ class OrdersState(AdminState):
         if await self._signed_in() is None:
             return self._to_login()
         self.detail_open = value
+        if not value and not self.acting:
+            self.confirming = ""
         return None
+
+    # ----------------------------------------------------------------------- refund and cancel
+
+    @rx.event
+    async def ask_refund(self):
+        """Open the refund confirmation for the order in the dialog."""
+        if await self._signed_in() is None:
+            return self._to_login()
+        if self.detail["refundable"] and not self.acting:
+            self.confirming = REFUND
+        return None
+
+    @rx.event
+    async def ask_cancel(self):
+        """Open the cancellation confirmation for the order in the dialog."""
+        if await self._signed_in() is None:
+            return self._to_login()
+        if self.detail["cancellable"] and not self.acting:
+            self.confirming = CANCEL
+        return None
+
+    @rx.event
+    async def set_confirm_open(self, value: bool):
+        """'Keep order' or Escape closes the confirmation (not while it runs)."""
+        if await self._signed_in() is None:
+            return self._to_login()
+        if not value and not self.acting:
+            self.confirming = ""
+        return None
+
+    @rx.event(background=True)
+    async def confirm(self):
+        """Refund or cancel the order in the dialog as the signed-in admin; a second click while it
+        runs does nothing (and the service refunds once anyway)."""
+        async with self:
+            signed_in = await self._signed_in()
+            if signed_in is None:
+                return self._to_login()
+            number, action = self.detail["number"], self.confirming
+            if self.acting or not action or not number:
+                return None
+            self.acting = True
+        try:
+            outcome = await asyncio.to_thread(_refund_or_cancel, action, number, signed_in.username)
+        except Exception as error:
+            if not isinstance(error, ServiceError):
+                log.exception("%s of order %s failed", action, number)
+            message = error.message if isinstance(error, ServiceError) else GENERIC_FAILURE
+            await self._reload_after_action(number)
+            return rx.toast.error(message)
+        await self._reload_after_action(number)
+        title = ORDER_REFUNDED if action == REFUND else ORDER_CANCELLED
+        if outcome.message:
+            return rx.toast.success(title, description=outcome.message)
+        return rx.toast.success(title)
+
+    async def _reload_after_action(self, number: str) -> None:
+        """Show the order as it is now (dialog, row, stat cards, chart) and close the confirmation."""
+        try:
+            after = await asyncio.to_thread(_after_action, number)
+        except Exception:
+            log.exception("reloading order %s failed", number)
+            after = None
+        async with self:
+            self.acting, self.confirming = False, ""
+            if after is None:
+                return
+            if self.detail["number"] == number:
+                self._show_detail(after["detail"])
+            row = after["row"]
+            self.rows = [row if r["number"] == number else r for r in self.rows]
+            self._apply_stats(after["stats"], after["chart"])
 
     @rx.event(background=True)
     async def retry(self, number: str):
