@@ -18,16 +18,16 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select, update
 
-from storefront.models import Order, OutboxJob, PaymentAttempt, WebhookDelivery, utcnow
+from storefront.models import Order, OutboxJob, PaymentAttempt, utcnow
 from storefront.services import order_access, order_history
 from storefront.services.errors import ConflictError
 from storefront.services.money import format_usd
 from storefront.services.order_payment import ORDER_CANCELLED, SEND_ORDER
 from storefront.services.payments import GatewayRefused
 from storefront.services.statuses import PAYABLE, UNPAID, AttemptStatus, OrderStatus, PaymentStatus
+from storefront.services.webhook_deliveries import record_delivery
 from storefront.services.stripe_gateway import CANCELED, CURRENCY, Intent, StripeGateway, intent_from
 
 logger = logging.getLogger(__name__)
@@ -188,14 +188,7 @@ class IntentPayments:
         """Record the event in this transaction; False when it was applied before."""
         if event_id is None:
             return True
-        session.add(WebhookDelivery(id=f"{EVENT_PREFIX}{event_id}"[:128], topic=kind[:64], resource_id=resource[:64],
-                                    received_at=self._clock()))
-        try:
-            session.flush()
-        except IntegrityError:
-            session.rollback()
-            return False
-        return True
+        return record_delivery(session, f"{EVENT_PREFIX}{event_id}", kind, resource, self._clock())
 
     def _record_only(self, event_id: str, kind: str) -> EventOutcome:
         with self._session_factory() as session:

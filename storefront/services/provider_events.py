@@ -18,7 +18,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, col, select
 
 from storefront.models import CatalogProduct, Order, WebhookDelivery, utcnow
@@ -34,6 +34,7 @@ from storefront.services.order_tracking import (
 )
 from storefront.services.printify.errors import ProviderError, ProviderNotFound
 from storefront.services.printify.provider import PrintProvider
+from storefront.services.webhook_deliveries import record_delivery
 
 logger = logging.getLogger(__name__)
 
@@ -283,15 +284,7 @@ class ProviderEvents:
 
     def _record(self, session: Session, event: WebhookEvent) -> bool:
         """Add the delivery to the session's transaction; False when it was recorded meanwhile."""
-        session.add(
-            WebhookDelivery(id=event.id, topic=event.topic, resource_id=event.resource_id, received_at=self._clock())
-        )
-        try:
-            session.flush()
-        except IntegrityError:
-            session.rollback()
-            return False
-        return True
+        return record_delivery(session, event.id, event.topic, event.resource_id, self._clock())
 
     def _record_only(self, event: WebhookEvent, why: str) -> Outcome:
         with self._session_factory() as session:
