@@ -46,7 +46,8 @@ def client_address(request: Request) -> str:
     "/api/printify/orders",
     status_code=201,
     response_model=PlacedOrder,
-    responses=errors(404, 409, 422, d404="The X-Order-Token does not open the order to amend"),
+    responses=errors(404, 409, 422, 503, d404="The X-Order-Token does not open the order to amend",
+                     d503="With Stripe: the payment service could not be reached (the order is saved; retry)"),
 )
 def create_order(
     request: Request,
@@ -118,7 +119,7 @@ def process_payment(
 @router.post(
     "/api/printify/orders/{order_id}/confirm-payment",
     response_model=PaymentAnswer,
-    responses=errors(404, 409, 503),
+    responses=errors(404, 409, 422, 429, 503),
 )
 def confirm_payment(
     order_id: str,
