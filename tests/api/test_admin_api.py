@@ -24,6 +24,8 @@ PUBLIC_ROUTES = {
     ("GET", "/api/events"),
     ("POST", "/api/printify/orders"),
     ("POST", "/api/printify/orders/{order_id}/process-payment"),
+    # Opened by the order's token; pays only what Stripe says was paid.
+    ("POST", "/api/printify/orders/{order_id}/confirm-payment"),
     ("GET", "/api/orders/{order_id}/status"),
     ("POST", "/api/orders/lookup"),
     ("GET", "/api/orders/{order_id}"),
@@ -33,6 +35,8 @@ PUBLIC_ROUTES = {
     ("POST", "/api/printify/refresh-config"),
     # Public, but only deliveries signed with PRINTIFY_WEBHOOK_SECRET are applied.
     ("POST", "/api/printify/webhooks"),
+    # Public, but only events signed with STRIPE_WEBHOOK_SECRET are applied.
+    ("POST", "/api/stripe/webhooks"),
     ("GET", "/api/products/category/{category}"),
     ("GET", "/api/shopify/test"),
     ("GET", "/api/shopify/products"),

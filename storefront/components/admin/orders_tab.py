@@ -348,7 +348,7 @@ def fulfilment_panel() -> rx.Component:
 
 def action_confirmation() -> rx.Component:
     """'Refund' or 'Cancel order', asked once more with the amount; open over the detail dialog."""
-    is_refund = OrdersState.confirming == REFUND
+    is_refund = OrdersState.confirm_kind == REFUND
     return rx.alert_dialog.root(
         rx.alert_dialog.content(
             rx.alert_dialog.title(rx.cond(is_refund, "Refund order ", "Cancel order ") + OrdersState.detail["number"]),

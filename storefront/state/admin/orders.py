@@ -364,6 +364,10 @@ class OrdersState(AdminState):
 
     #: The confirmation open over the dialog (REFUND or CANCEL), and whether it is running.
     confirming: str = ""
+    #: What the confirmation asks and of which kind; kept after it closes, so its fade-out shows
+    #: the same words (the order it named may be refunded by then).
+    confirmation: str = ""
+    confirm_kind: str = ""
     acting: bool = False
 
     retrying: str = ""
@@ -376,15 +380,16 @@ class OrdersState(AdminState):
     def has_more(self) -> bool:
         return self.next_cursor != ""
 
-    @rx.var
-    def confirmation(self) -> str:
-        """What the open confirmation asks, naming the amount a refund gives back."""
+    def _ask(self, kind: str) -> None:
+        """Open the confirmation of `kind`; its words stay as they were asked while it closes."""
         total = self.detail["total"]
-        if self.confirming == REFUND:
-            return REFUND_CONFIRMATION.format(total=total)
-        if self.detail["refundable"]:
-            return CANCEL_PAID_CONFIRMATION.format(total=total)
-        return CANCEL_UNPAID_CONFIRMATION
+        if kind == REFUND:
+            self.confirmation = REFUND_CONFIRMATION.format(total=total)
+        elif self.detail["refundable"]:
+            self.confirmation = CANCEL_PAID_CONFIRMATION.format(total=total)
+        else:
+            self.confirmation = CANCEL_UNPAID_CONFIRMATION
+        self.confirm_kind = self.confirming = kind
 
     def _apply_stats(self, stats: admin_orders.OrderStats, chart: list[ChartPoint]) -> None:
         self.total_orders, self.processing, self.fulfilled = stats.total_orders, stats.processing, stats.fulfilled
@@ -493,7 +498,7 @@ class OrdersState(AdminState):
         if await self._signed_in() is None:
             return self._to_login()
         if self.detail["refundable"] and not self.acting:
-            self.confirming = REFUND
+            self._ask(REFUND)
         return None
 
     @rx.event
@@ -502,7 +507,7 @@ class OrdersState(AdminState):
         if await self._signed_in() is None:
             return self._to_login()
         if self.detail["cancellable"] and not self.acting:
-            self.confirming = CANCEL
+            self._ask(CANCEL)
         return None
 
     @rx.event
