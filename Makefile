@@ -31,6 +31,11 @@ $(VENV)/.installed: requirements.txt
 	$(PY) -m pip install --disable-pip-version-check -q -r requirements.txt
 	touch $@
 
+# The test, lint and bench tools, only for the targets that use them (`make run` never installs them).
+$(VENV)/.installed-dev: requirements-dev.txt $(VENV)/.installed
+	$(PY) -m pip install --disable-pip-version-check -q -r requirements-dev.txt
+	touch $@
+
 $(NODE):
 	@test -n "$(NODE_PACKAGE)" || { echo "No Node 22 package for $(UNAME_S) $(UNAME_M): Linux and macOS on x64 or arm64 are supported" >&2; exit 1; }
 	mkdir -p $(TOOLS)
@@ -58,17 +63,17 @@ dev: install prepare
 	REFLEX_HOT_RELOAD_OVERRIDE_PATHS=$(CURDIR)/storefront:$(CURDIR)/assets \
 		$(VENV)/bin/reflex run --env dev --backend-port $(shell echo $$(( $(PORT) + 1 )))
 
-test: install
+test: install $(VENV)/.installed-dev
 	$(PY) -m pytest tests/unit tests/api -p no:cacheprovider -rs
 	$(PY) -m pytest tests/e2e -p no:cacheprovider -rs
 
-test-unit: $(VENV)/.installed
+test-unit: $(VENV)/.installed-dev
 	$(PY) -m pytest tests/unit -p no:cacheprovider -rs
 
-test-e2e: install
+test-e2e: install $(VENV)/.installed-dev
 	$(PY) -m pytest tests/e2e -p no:cacheprovider -rs
 
-lint: $(VENV)/.installed
+lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check --select F,E9 storefront tests bench
 
 # Lighthouse for `make bench` only; the Node package is named again because npm removes what it is not told to keep.
@@ -79,12 +84,12 @@ $(LIGHTHOUSE): | $(NODE)
 
 # py-spy samples the store's backend under load when BENCH_PROFILE=1 (bench/profile.py).
 PY_SPY := $(VENV)/bin/py-spy
-$(PY_SPY): $(VENV)/.installed
+$(PY_SPY): $(VENV)/.installed-dev
 	$(PY) -m pip install --disable-pip-version-check -q py-spy \
 		|| echo "bench: py-spy could not be installed; BENCH_PROFILE=1 will say so"
 
 # The store is built into the shared .web: the browser tests' lock is held for the whole run.
-bench: install $(LIGHTHOUSE) $(PY_SPY)
+bench: install $(VENV)/.installed-dev $(LIGHTHOUSE) $(PY_SPY)
 	@flock -n /tmp/e2e.lock true || echo "bench: waiting for /tmp/e2e.lock (browser tests are using .web) ..."
 	flock /tmp/e2e.lock $(PY) -m bench
 
