@@ -22,7 +22,7 @@ export PATH := $(NODE_DIR)/bin:$(VENV)/bin:$(PATH)
 export REFLEX_USE_NPM := 1
 export PORT ?= 3000
 
-.PHONY: run dev test test-unit test-e2e migrate prepare bench lint install clean node-package
+.PHONY: run dev test test-fast test-unit test-e2e migrate prepare bench lint install clean node-package
 
 install: $(VENV)/.installed $(NODE)
 
@@ -66,6 +66,10 @@ dev: install prepare
 test: install $(VENV)/.installed-dev
 	$(PY) -m pytest tests/unit tests/api -p no:cacheprovider -rs
 	$(PY) -m pytest tests/e2e -p no:cacheprovider -rs
+
+# The edit-test loop: unit and API tests on SQLite only, no browser.
+test-fast: $(VENV)/.installed-dev
+	env -u TEST_DATABASE_URL $(PY) -m pytest tests/unit tests/api -p no:cacheprovider -q
 
 test-unit: $(VENV)/.installed-dev
 	$(PY) -m pytest tests/unit -p no:cacheprovider -rs
