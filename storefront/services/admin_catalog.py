@@ -3,7 +3,8 @@
 Reads come from the cache. A change goes to the print provider first and reaches the cache only
 once the provider accepted it, in one transaction: an action is complete or refused with a
 reason, and a refused one changes nothing locally. Provider errors (ProviderError) reach the
-caller unchanged, carrying the provider's details; `provider_reason` words them for a toast.
+caller unchanged, carrying the provider's details; `printify.errors.provider_reason` words them
+for a toast. The catalogue sync (`sync_shop`) lives in `catalog_sync`.
 No database transaction is open while the provider is called.
 """
 
@@ -20,19 +21,11 @@ from sqlmodel import Session, col, select
 
 from storefront.collections import COLLECTIONS, get_collection
 from storefront.models import CatalogProduct, CatalogVariant
-from storefront.services.catalog import PRODUCT_NOT_FOUND, listing_price, plain_text
-from storefront.services.catalog_sync import (
-    ProgressCallback,
-    cached_product_ids,
-    page_progress,
-    product_pages,
-    remove_products,
-    upsert_product,
-    variant_labels,
-)
+from storefront.services.catalog import PRODUCT_NOT_FOUND, listing_price, plain_text, storefront_handle
+from storefront.services.catalog_sync import remove_products, upsert_product, variant_labels
 from storefront.services.errors import NotFoundError, ServiceError, ValidationError
 from storefront.services.money import cents_to_dollars, parse_cents
-from storefront.services.printify.errors import ProviderError, ProviderNotFound
+from storefront.services.printify.errors import ProviderError, ProviderNotFound, provider_reason
 from storefront.services.printify.provider import PRODUCT_LOCKED_CODE, PUBLISH_EVERYTHING, PrintProvider
 from storefront.services.text_search import contains_text
 
@@ -184,14 +177,6 @@ class VariantMargin:
     margin_cents: int
     #: Margin as a percentage of the price, one decimal; None for a zero price.
     margin_percent: float | None
-
-
-@dataclass(frozen=True, slots=True)
-class SyncResult:
-    """What a catalogue sync did: products copied and products removed from the cache."""
-
-    synced: int
-    removed: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -654,11 +639,6 @@ def create_product(session: Session, provider: PrintProvider, shop_id: int, form
     return _store(session, provider.create_product(shop_id, body), shop_id)
 
 
-def storefront_handle(product_id: str) -> str:
-    """Where the storefront shows a product (the `external.handle` told to the provider)."""
-    return f"/product/{product_id}"
-
-
 def publish_product(
     session: Session, provider: PrintProvider, shop_id: int, product_id: str | None
 ) -> AdminProductRow:
@@ -709,43 +689,6 @@ def refresh_product(session: Session, provider: PrintProvider, shop_id: int, pro
     return _store(session, product, shop_id)
 
 
-# --------------------------------------------------------------------------- catalogue sync
-
-
-def sync_shop(
-    session: Session, provider: PrintProvider, shop_id: int, progress: ProgressCallback | None = None
-) -> SyncResult:
-    """Copy every product of the shop into the cache, committing page by page and telling
-    `progress` after each; then remove the products the provider no longer has."""
-    seen: set[str] = set()
-    totals: set[int] = set()
-    for envelope in product_pages(provider, shop_id):
-        for product in envelope.get("data") or []:
-            upsert_product(session, product, shop_id)
-            seen.add(str(product["id"]))
-        session.commit()  # no transaction stays open across the next page's request
-        totals.add(int(envelope.get("total") or 0))
-        if progress is not None:
-            progress(page_progress(envelope, len(seen)))
-    missing = cached_product_ids(session, shop_id) - seen
-    session.commit()
-    # Pages are offsets: a product deleted mid-sync shifts the rest, so one may go unseen.
-    # Only then ask the provider about each product before dropping it.
-    if missing and totals != {len(seen)}:
-        missing = {pid for pid in missing if _provider_lacks(provider, shop_id, pid)}
-    removed = remove_products(session, missing)
-    session.commit()
-    return SyncResult(synced=len(seen), removed=removed)
-
-
-def _provider_lacks(provider: PrintProvider, shop_id: int, product_id: str) -> bool:
-    try:
-        provider.get_product(shop_id, product_id)
-    except ProviderNotFound:
-        return True
-    return False
-
-
 # --------------------------------------------------------------------------- margins
 
 
@@ -779,19 +722,6 @@ def variant_margins(provider: PrintProvider, shop_id: int, product_id: str) -> l
 
 
 # --------------------------------------------------------------------------- wording and JSON
-
-
-def provider_reason(error: ServiceError) -> str:
-    """The provider's own words for a refusal: its validation reason, else its message."""
-    details = error.details
-    if isinstance(details, Mapping):
-        errors = details.get("errors")
-        if isinstance(errors, Mapping) and isinstance(errors.get("reason"), str) and errors["reason"]:
-            return errors["reason"]
-        for key in ("message", "error"):
-            if isinstance(details.get(key), str) and details[key]:
-                return details[key]
-    return error.message
 
 
 def dollars(cents: int | None) -> str | None:

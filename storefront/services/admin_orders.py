@@ -1,5 +1,5 @@
 """The back office's view of orders: pages newest first, stat cards, revenue by day, CSV export,
-status labels, and sending an order the provider refused to it once more."""
+and sending an order the provider refused to it once more."""
 
 from __future__ import annotations
 
@@ -26,27 +26,10 @@ from storefront.services.statuses import WAS_PAID, OrderStatus, PaymentStatus
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
 REVENUE_DAYS = 30
-UNKNOWN = "Unknown"
 INVALID_CURSOR = "Invalid cursor"
 INVALID_LIMIT = f"Limit must be a whole number from 1 to {MAX_PAGE_SIZE}"
 NOT_PAID = "Only a paid order can be sent to the print provider again."
 NO_ATTENTION = "This order does not need attention: it is already sent or queued for the print provider."
-
-STATUS_LABELS: dict[str, str] = {
-    OrderStatus.PENDING: "Pending",
-    OrderStatus.PROCESSING: "Processing",
-    OrderStatus.FULFILLED: "Fulfilled",
-    OrderStatus.CANCELLED: "Cancelled",
-}
-PAYMENT_LABELS: dict[str, str] = {
-    PaymentStatus.PENDING: "Pending",
-    # A charge in flight has not been paid yet: to staff it is still pending.
-    PaymentStatus.CHARGING: "Pending",
-    PaymentStatus.PAID: "Paid",
-    PaymentStatus.FAILED: "Failed",
-    PaymentStatus.REFUNDING: "Refund pending",
-    PaymentStatus.REFUNDED: "Refunded",
-}
 
 CSV_HEADER = (
     "Order ID",
@@ -64,16 +47,6 @@ CSV_HEADER = (
 #: Spreadsheets run a cell starting with one of these as a formula (CSV injection).
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _EXPORT_BATCH = 500
-
-
-def status_label(value: str | None) -> str:
-    """The order status as shown ('Processing'); anything outside the spec's set is 'Unknown'."""
-    return STATUS_LABELS.get(value or "", UNKNOWN)
-
-
-def payment_label(value: str | None) -> str:
-    """The payment status as shown ('Paid'); anything outside the spec's set is 'Unknown'."""
-    return PAYMENT_LABELS.get(value or "", UNKNOWN)
 
 
 # --------------------------------------------------------------------------- pages

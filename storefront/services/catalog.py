@@ -445,6 +445,11 @@ def _shown_product(session: Session, product_id: str) -> CatalogProduct | None:
     return row if row is not None and row.is_active and row.is_published else None
 
 
+def storefront_handle(product_id: str) -> str:
+    """Where the storefront shows a product (the `external.handle` told to the provider)."""
+    return f"/product/{product_id}"
+
+
 def get_product(session: Session, product_id: str) -> ProductDetail:
     """A shown cached product, else the sample with this id; NotFoundError otherwise."""
     row = _shown_product(session, product_id)

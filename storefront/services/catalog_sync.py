@@ -14,6 +14,7 @@ from sqlmodel import Session, col, delete, select
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant, utcnow
 from storefront.services.catalog import derive_collection, plain_text
 from storefront.services.catalog_images import apply_known_renditions
+from storefront.services.printify.errors import ProviderNotFound
 from storefront.services.printify.provider import PrintProvider
 
 #: The provider refuses pages larger than 50 products.
@@ -31,6 +32,14 @@ class SyncProgress:
     total: int
     page: int
     pages: int
+
+
+@dataclass(frozen=True, slots=True)
+class SyncResult:
+    """What a catalogue sync did: products copied and products removed from the cache."""
+
+    synced: int
+    removed: int
 
 
 ProgressCallback = Callable[[SyncProgress], None]
@@ -227,6 +236,40 @@ def remove_products(session: Session, product_ids: Collection[str]) -> int:
         result = session.exec(delete(CatalogProduct).where(col(CatalogProduct.id).in_(batch)))
         removed += result.rowcount or 0
     return removed
+
+
+def sync_shop(
+    session: Session, provider: PrintProvider, shop_id: int, progress: ProgressCallback | None = None
+) -> SyncResult:
+    """Copy every product of the shop into the cache, committing page by page and telling
+    `progress` after each; then remove the products the provider no longer has."""
+    seen: set[str] = set()
+    totals: set[int] = set()
+    for envelope in product_pages(provider, shop_id):
+        for product in envelope.get("data") or []:
+            upsert_product(session, product, shop_id)
+            seen.add(str(product["id"]))
+        session.commit()  # no transaction stays open across the next page's request
+        totals.add(int(envelope.get("total") or 0))
+        if progress is not None:
+            progress(page_progress(envelope, len(seen)))
+    missing = cached_product_ids(session, shop_id) - seen
+    session.commit()
+    # Pages are offsets: a product deleted mid-sync shifts the rest, so one may go unseen.
+    # Only then ask the provider about each product before dropping it.
+    if missing and totals != {len(seen)}:
+        missing = {pid for pid in missing if _provider_lacks(provider, shop_id, pid)}
+    removed = remove_products(session, missing)
+    session.commit()
+    return SyncResult(synced=len(seen), removed=removed)
+
+
+def _provider_lacks(provider: PrintProvider, shop_id: int, product_id: str) -> bool:
+    try:
+        provider.get_product(shop_id, product_id)
+    except ProviderNotFound:
+        return True
+    return False
 
 
 def catalogue_is_empty(session: Session) -> bool:

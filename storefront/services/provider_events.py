@@ -22,7 +22,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, col, select
 
 from storefront.models import CatalogProduct, Order, WebhookDelivery, utcnow
-from storefront.services.admin_catalog import provider_reason, storefront_handle
+from storefront.services.catalog import storefront_handle
 from storefront.services.catalog_sync import parse_provider_time, remove_products, upsert_product
 from storefront.services.errors import ServiceError, UnauthorizedError
 from storefront.services.fulfilment import is_permanent
@@ -32,7 +32,7 @@ from storefront.services.order_tracking import (
     apply_shipment,
     mark_in_production,
 )
-from storefront.services.printify.errors import ProviderError, ProviderNotFound
+from storefront.services.printify.errors import ProviderError, ProviderNotFound, provider_reason
 from storefront.services.printify.provider import PrintProvider
 from storefront.services.webhook_deliveries import record_delivery
 

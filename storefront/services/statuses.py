@@ -1,4 +1,5 @@
-"""The statuses an order, its payment and its charge attempts move through (stored as their values)."""
+"""The statuses an order, its payment and its charge attempts move through (stored as their values),
+and the labels shoppers and staff see for them."""
 
 from __future__ import annotations
 
@@ -44,3 +45,31 @@ class AttemptStatus(StrEnum):
     INVALID = "invalid"
     #: The gateway call failed unexpectedly; the outcome is unknown to us.
     ERROR = "error"
+
+
+UNKNOWN = "Unknown"
+STATUS_LABELS: dict[str, str] = {
+    OrderStatus.PENDING: "Pending",
+    OrderStatus.PROCESSING: "Processing",
+    OrderStatus.FULFILLED: "Fulfilled",
+    OrderStatus.CANCELLED: "Cancelled",
+}
+PAYMENT_LABELS: dict[str, str] = {
+    PaymentStatus.PENDING: "Pending",
+    # A charge in flight has not been paid yet: to staff it is still pending.
+    PaymentStatus.CHARGING: "Pending",
+    PaymentStatus.PAID: "Paid",
+    PaymentStatus.FAILED: "Failed",
+    PaymentStatus.REFUNDING: "Refund pending",
+    PaymentStatus.REFUNDED: "Refunded",
+}
+
+
+def status_label(value: str | None) -> str:
+    """The order status as shown ('Processing'); anything outside the spec's set is 'Unknown'."""
+    return STATUS_LABELS.get(value or "", UNKNOWN)
+
+
+def payment_label(value: str | None) -> str:
+    """The payment status as shown ('Paid'); anything outside the spec's set is 'Unknown'."""
+    return PAYMENT_LABELS.get(value or "", UNKNOWN)

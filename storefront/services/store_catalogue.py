@@ -8,9 +8,8 @@ from collections.abc import Callable
 from sqlmodel import Session, col, select
 
 from storefront.models import CatalogProduct
-from storefront.services.admin_catalog import SyncResult, sync_shop
 from storefront.services.background import Worker, start_worker
-from storefront.services.catalog_sync import ProgressCallback, remove_products
+from storefront.services.catalog_sync import ProgressCallback, SyncResult, remove_products, sync_shop
 from storefront.services.job_leases import JobLeases
 from storefront.services.printify.provider import PrintProvider
 

@@ -22,11 +22,9 @@ from storefront.services.admin_orders import (
     list_orders,
     order_detail,
     order_stats,
-    payment_label,
     retry_fulfilment,
     revenue_by_day,
     serialize_page,
-    status_label,
 )
 from storefront.services.checkout import create_order
 from storefront.services.errors import ConflictError, NotFoundError, ValidationError
@@ -36,6 +34,7 @@ from storefront.services.order_payment import OrderPayments, card_from_form
 from storefront.services.payments import TestPaymentGateway
 from storefront.services.printify.demo import DEMO_SHOP_ID, DemoPrintProvider
 from storefront.services.printify.provider import validation_error
+from storefront.services.statuses import payment_label, status_label
 from storefront.wiring import session_factory
 from tests.ordering import GOOD_CARD, FakeClock, order_payload, pick, seed_demo
 
