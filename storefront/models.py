@@ -327,7 +327,7 @@ class WebhookDelivery(SQLModel, table=True):
 
 
 class JobLease(SQLModel, table=True):
-    """Which process runs a job that one process at a time should run (services/job_leases.py)."""
+    """Which process runs a job that one process at a time should run (services/platform/job_leases.py)."""
 
     __tablename__ = "job_lease"
 

@@ -29,9 +29,9 @@ from storefront.pages.admin import dashboard, login, products as admin_products 
 from storefront.served_routes import served_routes
 from storefront.upload_limit import upload_limit
 from storefront.services.auth import DEFAULT_PASSWORD_WARNING
-from storefront.services.background import Worker, start_worker
+from storefront.services.platform.background import Worker, start_worker
 from storefront.services.catalog_images import IDLE_SECONDS
-from storefront.services.job_leases import JobLeases, one_at_a_time
+from storefront.services.platform.job_leases import JobLeases, one_at_a_time
 from storefront.services.order_cancellation import EXPIRY_JOB, UnpaidOrderExpiry, start_unpaid_order_expiry
 from storefront.services.fulfilment import start_outbox_worker
 from storefront.services.order_tracking import TRACKING_JOB, OrderTracker, start_order_tracker
@@ -48,7 +48,7 @@ TEST_PAYMENTS_WARNING = (
     "ALLOW_TEST_PAYMENTS=1: this production store takes Stripe test-mode payments, so no real money"
     " moves while orders still go to the print provider. Only for a staging store."
 )
-#: The image preparer's job: one process of the store prepares images (services/job_leases.py).
+#: The image preparer's job: one process of the store prepares images (services/platform/job_leases.py).
 IMAGES_JOB = "catalogue-images"
 
 

@@ -28,7 +28,7 @@ from storefront.config import Settings
 from storefront.models import utcnow
 from storefront.services import order_lookup
 from storefront.services.auth import AdminAuth
-from storefront.services.errors import ServiceError
+from storefront.services.platform.errors import ServiceError
 from storefront.services.order_payment import OrderPayments
 from storefront.services.intent_payments import IntentPayments
 from storefront.services.order_cancellation import OrderCancellations
@@ -36,7 +36,7 @@ from storefront.services.payments import PaymentGateway, TestPaymentGateway
 from storefront.services.stripe_gateway import StripeGateway
 from storefront.services.printify.provider import PrintProvider
 from storefront.services.provider_status import ProviderHealth
-from storefront.services.rate_limit import RateLimiter
+from storefront.services.platform.rate_limit import RateLimiter
 from storefront.services.tryon.engine import TryOnEngine
 
 INVALID_REQUEST = "Invalid request"

@@ -23,8 +23,8 @@ from storefront.collections import COLLECTIONS, get_collection
 from storefront.models import CatalogProduct, CatalogVariant
 from storefront.services.catalog import PRODUCT_NOT_FOUND, listing_price, plain_text, storefront_handle
 from storefront.services.catalog_sync import remove_products, upsert_product, variant_labels
-from storefront.services.errors import NotFoundError, ServiceError, ValidationError
-from storefront.services.money import cents_to_dollars, parse_cents
+from storefront.services.platform.errors import NotFoundError, ServiceError, ValidationError
+from storefront.services.platform.money import cents_to_dollars, parse_cents
 from storefront.services.printify.errors import ProviderError, ProviderNotFound, provider_reason
 from storefront.services.printify.provider import PRODUCT_LOCKED_CODE, PUBLISH_EVERYTHING, PrintProvider
 from storefront.services.text_search import contains_text

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from storefront.services.admin_catalog import FAILED_TO_UPDATE_PRODUCT
-from storefront.services.money import parse_cents
+from storefront.services.platform.money import parse_cents
 
 #: The fields staff edit inline; each row keeps an `original_<field>` copy.
 EDITABLE_FIELDS = ("title", "description", "price", "category")

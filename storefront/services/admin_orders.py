@@ -16,8 +16,8 @@ from sqlmodel import Session, col, select, update
 
 from storefront.models import Order, OrderItem, OutboxJob, utcnow
 from storefront.services.checkout import order_items, serialize_order
-from storefront.services.errors import ConflictError, ValidationError
-from storefront.services.money import cents_to_dollars
+from storefront.services.platform.errors import ConflictError, ValidationError
+from storefront.services.platform.money import cents_to_dollars
 from storefront.services.order_access import find_order
 from storefront.services import order_history
 from storefront.services.fulfilment import pending_step

@@ -20,8 +20,8 @@ from sqlmodel import Session, col, select, update
 
 from storefront.config import Settings
 from storefront.models import AdminSession, utcnow
-from storefront.services.errors import UnauthorizedError, ValidationError
-from storefront.services.rate_limit import RateLimiter
+from storefront.services.platform.errors import UnauthorizedError, ValidationError
+from storefront.services.platform.rate_limit import RateLimiter
 
 logger = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from storefront.services.money import cents_to_dollars, parse_cents
+from storefront.services.platform.money import cents_to_dollars, parse_cents
 
 CART_STORAGE_KEY = "cart-storage"
 FREE_SHIPPING_OVER_CENTS = 10000

@@ -32,8 +32,8 @@ from storefront.services.cart import (
     totals_for,
 )
 from storefront.services.catalog import COLOR_NOT_AVAILABLE
-from storefront.services.errors import ConflictError, ValidationError
-from storefront.services.money import cents_to_dollars, parse_cents
+from storefront.services.platform.errors import ConflictError, ValidationError
+from storefront.services.platform.money import cents_to_dollars, parse_cents
 from storefront.services.payments import CARD_FIELDS
 from storefront.services.shopping import new_cart_line
 from storefront.services.statuses import PAYABLE, OrderStatus, PaymentStatus

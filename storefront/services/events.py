@@ -18,9 +18,9 @@ from sqlmodel import Session, col, func, select
 
 from storefront.models import DB_INT_MAX, Event, ImageSource, utcnow
 from storefront.services.catalog_images import src_key
-from storefront.services.errors import NotFoundError, ValidationError
+from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.images import Picture, PreparedImage, picture
-from storefront.services.money import format_usd
+from storefront.services.platform.money import format_usd
 
 MAX_EVENT_IMAGES = 10
 MAX_PAGE_SIZE = 100

@@ -17,7 +17,7 @@ from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from storefront.models import Order, OrderItem, OutboxJob, utcnow
-from storefront.services.background import Worker, start_worker
+from storefront.services.platform.background import Worker, start_worker
 from storefront.services.checkout import order_items
 from storefront.services.order_payment import SEND_ORDER
 from storefront.services.printify.errors import (

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from storefront.services.errors import ValidationError
+from storefront.services.platform.errors import ValidationError
 
 #: Widths a picture is rendered at (never wider than its source): a card is about 300 CSS px
 #: wide, the product page about 600, and phones draw them at 2-3 device pixels per CSS pixel.

@@ -14,7 +14,7 @@ import secrets
 from sqlmodel import Session, col, select, update
 
 from storefront.models import Order
-from storefront.services.errors import NotFoundError
+from storefront.services.platform.errors import NotFoundError
 
 ORDER_NOT_FOUND = "Order not found"
 #: 256 random bits, URL-safe.

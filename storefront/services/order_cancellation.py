@@ -17,12 +17,12 @@ from sqlmodel import Session, col, select, update
 
 from storefront.models import Order, OutboxJob, utcnow
 from storefront.services import order_access, order_history
-from storefront.services.background import Worker, start_worker
-from storefront.services.job_leases import JobLeases, one_at_a_time
-from storefront.services.errors import ConflictError
+from storefront.services.platform.background import Worker, start_worker
+from storefront.services.platform.job_leases import JobLeases, one_at_a_time
+from storefront.services.platform.errors import ConflictError
 from storefront.services.fulfilment import SEND_TO_PRODUCTION
 from storefront.services.intent_payments import IntentPayments, refund_key
-from storefront.services.money import format_usd
+from storefront.services.platform.money import format_usd
 from storefront.services.order_payment import PAYMENT_IN_PROGRESS, SEND_ORDER
 from storefront.services.payments import REFUND_FAILED, REFUND_SUCCEEDED, GatewayRefused, GatewayUnavailable, PaymentGateway
 from storefront.services.printify.errors import ProviderError, ProviderNotFound, ProviderUnavailable

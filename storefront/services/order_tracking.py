@@ -16,10 +16,10 @@ from sqlalchemy import or_, update
 from sqlmodel import Session, col, select
 
 from storefront.models import Order, utcnow
-from storefront.services.background import Step, Worker, start_worker
+from storefront.services.platform.background import Step, Worker, start_worker
 from storefront.services.catalog_sync import parse_provider_time
 from storefront.services.fulfilment import is_permanent
-from storefront.services.job_leases import JobLeases, one_at_a_time
+from storefront.services.platform.job_leases import JobLeases, one_at_a_time
 from storefront.services.printify.provider import PrintProvider
 from storefront.services.statuses import OrderStatus
 
@@ -39,7 +39,7 @@ IN_PRODUCTION = "in-production"
 FINAL_ORDER_STATUSES = frozenset({OrderStatus.FULFILLED, OrderStatus.CANCELLED})
 DEFAULT_POLL_INTERVAL = timedelta(minutes=10)
 DEFAULT_POLL_BATCH = 20
-#: The order poll's job: one process of the store polls (services/job_leases.py).
+#: The order poll's job: one process of the store polls (services/platform/job_leases.py).
 TRACKING_JOB = "order-tracking"
 
 # Column sizes of the orders table: a longer provider value must not fail the whole update.

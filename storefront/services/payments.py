@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Protocol, runtime_checkable
 
-from storefront.services.errors import ConflictError, ServiceError, ValidationError
+from storefront.services.platform.errors import ConflictError, ServiceError, ValidationError
 
 # Field names and the "required" messages are the checkout form's (spec section 5).
 CARD_NUMBER_FIELD = "cardNumber"

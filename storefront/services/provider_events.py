@@ -24,7 +24,7 @@ from sqlmodel import Session, col, select
 from storefront.models import CatalogProduct, Order, WebhookDelivery, utcnow
 from storefront.services.catalog import storefront_handle
 from storefront.services.catalog_sync import parse_provider_time, remove_products, upsert_product
-from storefront.services.errors import ServiceError, UnauthorizedError
+from storefront.services.platform.errors import ServiceError, UnauthorizedError
 from storefront.services.fulfilment import is_permanent
 from storefront.services.order_tracking import (
     apply_provider_order,
@@ -34,7 +34,7 @@ from storefront.services.order_tracking import (
 )
 from storefront.services.printify.errors import ProviderError, ProviderNotFound, provider_reason
 from storefront.services.printify.provider import PrintProvider
-from storefront.services.webhook_deliveries import record_delivery
+from storefront.services.platform.webhook_deliveries import record_delivery
 
 logger = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ from sqlmodel import Session
 
 from storefront.services import catalog
 from storefront.services.cart import CartLine, add_line
-from storefront.services.errors import NotFoundError, ValidationError
+from storefront.services.platform.errors import NotFoundError, ValidationError
 
 SIZE_REQUIRED = "Please select a size"
 COLOR_REQUIRED = "Please select a color"

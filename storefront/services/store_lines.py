@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from storefront.services import cart
-from storefront.services.errors import NotFoundError
+from storefront.services.platform.errors import NotFoundError
 from storefront.services.shopify.catalogue import PRODUCT_FAILED, StoreCatalogue, StoreProduct
 
 STORE_PRODUCT_ERROR = PRODUCT_FAILED

@@ -13,10 +13,10 @@ from pathlib import Path
 from sqlmodel import Session, col, select
 
 from storefront.models import Event, ImageSource
-from storefront.services.background import Worker, start_worker
+from storefront.services.platform.background import Worker, start_worker
 from storefront.services.catalog_images import src_key
 from storefront.services.images import rendition_name, rendition_widths
-from storefront.services.job_leases import JobLeases, one_at_a_time
+from storefront.services.platform.job_leases import JobLeases, one_at_a_time
 from storefront.services.uploads import UPLOADS_URL
 
 logger = logging.getLogger(__name__)
@@ -25,7 +25,7 @@ logger = logging.getLogger(__name__)
 EVENTS_FOLDER = "events"
 #: An upload younger than this is never removed: its form may still be open in a tab.
 GRACE = timedelta(days=7)
-#: The job one process of the store runs at a time (services/job_leases.py), and how often.
+#: The job one process of the store runs at a time (services/platform/job_leases.py), and how often.
 SWEEP_JOB = "upload-sweep"
 SWEEP_EVERY_SECONDS = 6 * 3600.0
 

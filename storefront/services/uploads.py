@@ -19,7 +19,7 @@ from sqlmodel import Session
 
 from storefront.models import ImageSource, utcnow
 from storefront.services.catalog_images import src_key
-from storefront.services.errors import ValidationError
+from storefront.services.platform.errors import ValidationError
 from storefront.services.images import (
     ImageRejected,
     PreparedImage,

@@ -11,8 +11,8 @@ import reflex as rx
 from storefront.config import get_settings
 from storefront.db import session_scope
 from storefront.services import cart, store_lines
-from storefront.services.errors import NotFoundError, ValidationError
-from storefront.services.money import format_usd
+from storefront.services.platform.errors import NotFoundError, ValidationError
+from storefront.services.platform.money import format_usd
 from storefront.services.shopify.catalogue import (
     STATUS_CONNECTED,
     STATUS_DEMO,

@@ -23,7 +23,7 @@ from storefront import wiring
 from storefront.config import get_settings
 from storefront.db import session_scope
 from storefront.services import cart, checkout
-from storefront.services.errors import ServiceError, ValidationError
+from storefront.services.platform.errors import ServiceError, ValidationError
 from storefront.services.intent_payments import Handoff
 from storefront.services.payments import CARD_FIELDS
 from storefront.services.statuses import PaymentStatus

@@ -17,7 +17,7 @@ import reflex as rx
 from storefront import wiring
 from storefront.config import get_settings
 from storefront.db import session_scope
-from storefront.services.errors import ServiceError
+from storefront.services.platform.errors import ServiceError
 from storefront.services.images import MAX_IMAGE_BYTES
 from storefront.services.tryon import fitting, items
 from storefront.services.tryon.data_urls import decode_data_url, image_data_url

@@ -17,7 +17,7 @@ from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
 from storefront.services import admin_catalog, catalog, catalog_sync
 from storefront.services.admin_catalog import ProductForm
 from storefront.services.catalog_sync import SyncProgress, upsert_product
-from storefront.services.errors import NotFoundError, ValidationError
+from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.printify.demo import DemoPrintProvider
 from storefront.services.printify.errors import ProviderError, ProviderNotFound, ProviderUnavailable, provider_reason
 from storefront.services.printify.provider import validation_error

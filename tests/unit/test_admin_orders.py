@@ -27,7 +27,7 @@ from storefront.services.admin_orders import (
     serialize_page,
 )
 from storefront.services.checkout import create_order
-from storefront.services.errors import ConflictError, NotFoundError, ValidationError
+from storefront.services.platform.errors import ConflictError, NotFoundError, ValidationError
 from storefront.services.fulfilment import OrderOutbox
 from storefront.services.order_access import find_order, reissue_token
 from storefront.services.order_payment import OrderPayments, card_from_form

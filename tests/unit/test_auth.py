@@ -19,7 +19,7 @@ from storefront.services.auth import (
     AdminAuth,
     PasswordHash,
 )
-from storefront.services.errors import TooManyRequestsError, UnauthorizedError, ValidationError
+from storefront.services.platform.errors import TooManyRequestsError, UnauthorizedError, ValidationError
 from storefront.wiring import session_factory
 from tests.ordering import FakeClock
 

@@ -20,7 +20,7 @@ from storefront.services.checkout import (
     checkout_payload,
     validate_order_payload,
 )
-from storefront.services.errors import NotFoundError, ValidationError
+from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.shopify.catalogue import (
     StoreImage,
     StoreProduct,

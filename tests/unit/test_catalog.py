@@ -28,7 +28,7 @@ from storefront.services.catalog import (
     search_products,
 )
 from storefront.services.catalog_sync import upsert_product
-from storefront.services.errors import NotFoundError, ValidationError
+from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.printify.demo import DemoPrintProvider
 from storefront.services.seed import seed_catalogue_if_empty
 from tests.renditions import remember_prepared, shown

@@ -31,7 +31,7 @@ from storefront.services.catalog import (
     search_products,
 )
 from storefront.services.catalog_sync import upsert_product
-from storefront.services.errors import ValidationError
+from storefront.services.platform.errors import ValidationError
 from storefront.services.fulfilment import printify_order_body
 from storefront.services.shopping import COLOR_REQUIRED, new_cart_line, quick_add_line, refresh_lines
 from tests.ordering import Pick, order_payload

@@ -13,7 +13,7 @@ from sqlmodel import Session, func, select
 from storefront.models import Event, ImageSource
 from storefront.services import events
 from storefront.services.catalog_images import src_key
-from storefront.services.errors import NotFoundError, ValidationError
+from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.events import (
     BAD_CAPACITY,
     BAD_DATE,

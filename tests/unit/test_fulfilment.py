@@ -14,7 +14,7 @@ from sqlmodel import Session, select
 
 from storefront.models import Order, OutboxJob
 from storefront.services.checkout import create_order, order_items
-from storefront.services.errors import ValidationError
+from storefront.services.platform.errors import ValidationError
 from storefront.services.fulfilment import (
     LEASE,
     RETRY_MAX_SECONDS,

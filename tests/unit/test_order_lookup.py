@@ -13,7 +13,7 @@ from sqlmodel import Session, update
 from storefront.models import Order, OrderItem
 from storefront.services import order_lookup
 from storefront.services.checkout import place_order
-from storefront.services.errors import NotFoundError, ValidationError
+from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.order_access import ORDER_NOT_FOUND
 from storefront.services.order_lookup import (
     EMAIL_REQUIRED,

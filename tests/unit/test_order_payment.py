@@ -13,7 +13,7 @@ from sqlmodel import Session, select
 
 from storefront.models import Order, OutboxJob, PaymentAttempt
 from storefront.services.checkout import PlacedOrder, place_order
-from storefront.services.errors import ConflictError, NotFoundError, TooManyRequestsError
+from storefront.services.platform.errors import ConflictError, NotFoundError, TooManyRequestsError
 from storefront.services.order_payment import CLAIM_LEASE, OrderPayments, card_from_form
 from storefront.services.payments import CardDetails, PaymentResult, TestPaymentGateway
 from storefront.wiring import session_factory

@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from storefront.services.errors import ConflictError, ValidationError
+from storefront.services.platform.errors import ConflictError, ValidationError
 from storefront.services.payments import (
     CardDetails,
     PaymentDeclined,

@@ -19,7 +19,7 @@ from storefront.services.printify import (
     paginate,
 )
 from storefront.services.printify.errors import ProviderRateLimited, ProviderUnavailable
-from storefront.services.errors import ServiceError
+from storefront.services.platform.errors import ServiceError
 from storefront.services.images import cutout_path
 
 SHOP = 1

@@ -9,7 +9,7 @@ from sqlmodel import Session, col, update
 
 from storefront.models import CatalogProduct, CatalogVariant
 from storefront.services.catalog import get_product, line_price
-from storefront.services.errors import NotFoundError, ValidationError
+from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.shopping import (
     NO_VARIANTS_TEXT,
     SIZE_REQUIRED,

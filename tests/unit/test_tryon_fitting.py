@@ -23,7 +23,7 @@ from storefront.services.tryon.engine import (
     UnsupportedImage,
     decode_inputs,
 )
-from storefront.services.errors import ValidationError
+from storefront.services.platform.errors import ValidationError
 
 
 def encoded(image: Image.Image, fmt: str = "PNG", **params: object) -> bytes:

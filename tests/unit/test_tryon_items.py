@@ -14,7 +14,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from storefront.models import CatalogImage, CatalogProduct
-from storefront.services.errors import NotFoundError
+from storefront.services.platform.errors import NotFoundError
 from storefront.services.image_sources import ImageSourceLoader
 from storefront.services.images import PreparedImage, cutout_path, prepare_image
 from storefront.services.printify.demo import DemoPrintProvider

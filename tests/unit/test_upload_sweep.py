@@ -15,7 +15,7 @@ from sqlmodel import Session, select
 from storefront.models import Event, ImageSource
 from storefront.services.catalog_images import src_key
 from storefront.services.images import rendition_name, rendition_widths
-from storefront.services.job_leases import JobLeases
+from storefront.services.platform.job_leases import JobLeases
 from storefront.services.upload_sweep import GRACE, SWEEP_EVERY_SECONDS, SWEEP_JOB, sweep_step, sweep_uploads
 from storefront.services.uploads import StoredImage, UploadedFile, store_uploads
 from tests.unit.test_uploads import encoded

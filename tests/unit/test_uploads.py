@@ -17,7 +17,7 @@ from sqlmodel import Session, func, select
 from storefront.models import ImageSource
 from storefront.services import uploads
 from storefront.services.catalog_images import src_key
-from storefront.services.errors import ValidationError
+from storefront.services.platform.errors import ValidationError
 from storefront.services.images import (
     IMAGE_EMPTY,
     IMAGE_TOO_LARGE,

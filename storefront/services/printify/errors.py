@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from storefront.services.errors import ServiceError
+from storefront.services.platform.errors import ServiceError
 
 
 class ProviderError(ServiceError):

@@ -6,7 +6,7 @@ import base64
 import binascii
 import re
 
-from storefront.services.errors import ValidationError
+from storefront.services.platform.errors import ValidationError
 from storefront.services.images import MAX_IMAGE_BYTES
 from storefront.services.tryon.engine import GARMENT_FIELD, PERSON_FIELD, InputTooLarge
 

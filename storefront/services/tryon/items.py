@@ -17,7 +17,7 @@ from sqlmodel import Session, col, select
 
 from storefront.models import CatalogImage, CatalogProduct
 from storefront.services.catalog import LISTING_ORDER, chosen_image, matching
-from storefront.services.errors import NotFoundError
+from storefront.services.platform.errors import NotFoundError
 from storefront.services.images import cutout_path, rendition_name, rendition_url, rendition_widths
 from storefront.services.uploads import UPLOADS_URL
 

@@ -19,9 +19,9 @@ from storefront.db import session_scope
 from storefront.models import Order, OrderHistory, OrderItem
 from storefront.services import admin_orders, order_history
 from storefront.services.catalog import PLACEHOLDER_IMAGE
-from storefront.services.errors import ServiceError
+from storefront.services.platform.errors import ServiceError
 from storefront.services.intent_payments import IntentPayments
-from storefront.services.money import cents_to_dollars, format_usd
+from storefront.services.platform.money import cents_to_dollars, format_usd
 from storefront.services.order_cancellation import OrderCancellations, Outcome
 from storefront.services.payments import PaymentGateway, TestPaymentGateway
 from storefront.services.statuses import OrderStatus, PaymentStatus, payment_label, status_label

@@ -12,7 +12,7 @@ from storefront.config import get_settings
 from storefront.db import session_scope
 from storefront.services import admin_catalog
 from storefront.services.admin_catalog import AdminProductRow, ProductForm
-from storefront.services.errors import ServiceError, ValidationError
+from storefront.services.platform.errors import ServiceError, ValidationError
 from storefront.state.admin.session import AdminState
 from storefront.state.admin.shops import ShopsState
 from storefront.state.admin.sync_pricing import error_toast, failure_text

@@ -19,8 +19,8 @@ from storefront.db import session_scope
 from storefront.services import admin_catalog, catalog_sync
 from storefront.services.admin_catalog import AdminProductRow, VariantMargin, VariantRow
 from storefront.services.catalog_sync import SyncProgress
-from storefront.services.errors import ServiceError, ValidationError
-from storefront.services.money import format_usd
+from storefront.services.platform.errors import ServiceError, ValidationError
+from storefront.services.platform.money import format_usd
 from storefront.services.printify.errors import ProviderError, provider_reason
 from storefront.services.printify.provider import PrintProvider
 from storefront.state.admin.session import AdminState

@@ -21,7 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
 from storefront.models import JobLease, utcnow
-from storefront.services.background import Step
+from storefront.services.platform.background import Step
 
 _holder: tuple[int, str] | None = None
 

@@ -9,7 +9,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, delete, select
 
 from storefront.models import RateCounter, utcnow
-from storefront.services.errors import TooManyRequestsError
+from storefront.services.platform.errors import TooManyRequestsError
 
 MAX_KEY_CHARS = 200
 
