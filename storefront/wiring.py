@@ -16,7 +16,7 @@ from storefront.services.auth import AdminAuth
 from storefront.services.catalog_images import CatalogImagePreparer
 from storefront.services.image_sources import ImageSourceLoader
 from storefront.services.fulfilment import OrderOutbox
-from storefront.services.payments import PaymentGateway, TestPaymentGateway
+from storefront.services.payments.gateway import PaymentGateway, TestPaymentGateway
 
 if TYPE_CHECKING:
     from storefront.services.intent_payments import IntentPayments
@@ -54,7 +54,7 @@ def payment_gateway(settings: Settings) -> PaymentGateway:
     """Stripe when STRIPE_SECRET_KEY is set (config checks its other keys), else the test gateway."""
     if not settings.uses_stripe:
         return TestPaymentGateway()
-    from storefront.services.stripe_gateway import StripeGateway
+    from storefront.services.payments.stripe_gateway import StripeGateway
 
     return StripeGateway(
         settings.stripe_secret_key,
@@ -74,7 +74,7 @@ def shared_payment_gateway(settings: Settings) -> PaymentGateway:
 def intent_payments(settings: Settings) -> IntentPayments | None:
     """Stripe's side of paying orders for the pages, on the configured database; None without Stripe."""
     from storefront.services.intent_payments import IntentPayments
-    from storefront.services.stripe_gateway import StripeGateway
+    from storefront.services.payments.stripe_gateway import StripeGateway
 
     gateway = shared_payment_gateway(settings)
     if not isinstance(gateway, StripeGateway):

@@ -32,8 +32,8 @@ from storefront.services.platform.errors import ServiceError
 from storefront.services.order_payment import OrderPayments
 from storefront.services.intent_payments import IntentPayments
 from storefront.services.order_cancellation import OrderCancellations
-from storefront.services.payments import PaymentGateway, TestPaymentGateway
-from storefront.services.stripe_gateway import StripeGateway
+from storefront.services.payments.gateway import PaymentGateway, TestPaymentGateway
+from storefront.services.payments.stripe_gateway import StripeGateway
 from storefront.services.printify.provider import PrintProvider
 from storefront.services.provider_status import ProviderHealth
 from storefront.services.platform.rate_limit import RateLimiter

@@ -34,7 +34,7 @@ from storefront.services.cart import (
 from storefront.services.catalog import COLOR_NOT_AVAILABLE
 from storefront.services.platform.errors import ConflictError, ValidationError
 from storefront.services.platform.money import cents_to_dollars, parse_cents
-from storefront.services.payments import CARD_FIELDS
+from storefront.services.payments.gateway import CARD_FIELDS
 from storefront.services.shopping import new_cart_line
 from storefront.services.statuses import PAYABLE, OrderStatus, PaymentStatus
 

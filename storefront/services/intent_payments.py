@@ -25,10 +25,10 @@ from storefront.services import order_access, order_history
 from storefront.services.platform.errors import ConflictError
 from storefront.services.platform.money import format_usd
 from storefront.services.order_payment import ORDER_CANCELLED, SEND_ORDER
-from storefront.services.payments import GatewayRefused
+from storefront.services.payments.gateway import GatewayRefused
 from storefront.services.statuses import PAYABLE, UNPAID, AttemptStatus, OrderStatus, PaymentStatus
 from storefront.services.platform.webhook_deliveries import record_delivery
-from storefront.services.stripe_gateway import CANCELED, CURRENCY, Intent, StripeGateway, intent_from
+from storefront.services.payments.stripe_gateway import CANCELED, CURRENCY, Intent, StripeGateway, intent_from
 
 logger = logging.getLogger(__name__)
 

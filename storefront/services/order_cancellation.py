@@ -24,11 +24,17 @@ from storefront.services.fulfilment import SEND_TO_PRODUCTION
 from storefront.services.intent_payments import IntentPayments, refund_key
 from storefront.services.platform.money import format_usd
 from storefront.services.order_payment import PAYMENT_IN_PROGRESS, SEND_ORDER
-from storefront.services.payments import REFUND_FAILED, REFUND_SUCCEEDED, GatewayRefused, GatewayUnavailable, PaymentGateway
+from storefront.services.payments.gateway import (
+    REFUND_FAILED,
+    REFUND_SUCCEEDED,
+    GatewayRefused,
+    GatewayUnavailable,
+    PaymentGateway,
+)
 from storefront.services.printify.errors import ProviderError, ProviderNotFound, ProviderUnavailable
 from storefront.services.printify.provider import PrintProvider
 from storefront.services.statuses import PAYABLE, OrderStatus, PaymentStatus
-from storefront.services.stripe_gateway import StripeGateway
+from storefront.services.payments.stripe_gateway import StripeGateway
 
 logger = logging.getLogger(__name__)
 

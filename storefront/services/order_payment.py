@@ -21,7 +21,7 @@ from sqlmodel import Session, col, select, update
 from storefront.models import Order, OutboxJob, PaymentAttempt, utcnow
 from storefront.services import order_access
 from storefront.services.platform.errors import ConflictError, TooManyRequestsError, ValidationError
-from storefront.services.payments import CardDetails, CardGateway, PaymentDeclined, PaymentResult
+from storefront.services.payments.gateway import CardDetails, CardGateway, PaymentDeclined, PaymentResult
 from storefront.services.statuses import PAYABLE, AttemptStatus, OrderStatus, PaymentStatus
 
 logger = logging.getLogger(__name__)

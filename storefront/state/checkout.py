@@ -25,7 +25,7 @@ from storefront.db import session_scope
 from storefront.services import cart, checkout
 from storefront.services.platform.errors import ServiceError, ValidationError
 from storefront.services.intent_payments import Handoff
-from storefront.services.payments import CARD_FIELDS
+from storefront.services.payments.gateway import CARD_FIELDS
 from storefront.services.statuses import PaymentStatus
 from storefront.state.cart import CartState
 from storefront.state.order_status import OrderStatusState, remembered_order

@@ -55,7 +55,7 @@ from storefront.db import make_engine, migrate
 from storefront.models import AdminSession, utcnow
 from storefront.services import admin_catalog
 from storefront.services.auth import SESSION_LIFETIME, hash_token
-from storefront.services.payments import TestPaymentGateway
+from storefront.services.payments.gateway import TestPaymentGateway
 from tests.ordering import order_payload, pick, seed_demo
 
 #: Examples per operation (hypothesis); derandomized so CI sees the same requests every run.

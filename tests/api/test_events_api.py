@@ -24,7 +24,7 @@ from storefront.services.events import (
     LOCATION_REQUIRED,
     TITLE_REQUIRED,
 )
-from storefront.services.payments import TestPaymentGateway
+from storefront.services.payments.gateway import TestPaymentGateway
 
 PASSWORD = "correct horse battery"
 EVENTS = "/api/events"

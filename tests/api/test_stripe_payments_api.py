@@ -26,7 +26,7 @@ from storefront.services.fulfilment import OrderOutbox
 from storefront.services.intent_payments import IntentPayments
 from storefront.services.order_cancellation import ALREADY_PRINTING, PROVIDER_CANCELLED_NOTE, UNQUEUED_NOTE, UnpaidOrderExpiry
 from storefront.services.printify.demo import DEMO_SHOP_ID, DemoPrintProvider
-from storefront.services.stripe_gateway import StripeGateway
+from storefront.services.payments.stripe_gateway import StripeGateway
 from storefront.wiring import session_factory
 from tests.fakes.stripe_server import FakeStripe
 from tests.ordering import FakeClock, Pick, order_payload, pick, seed_demo

@@ -30,7 +30,7 @@ from storefront.services.images import (
     rendition_name,
     rendition_widths,
 )
-from storefront.services.payments import TestPaymentGateway
+from storefront.services.payments.gateway import TestPaymentGateway
 from storefront.services.uploads import HEIC_NOT_SUPPORTED, MAX_FILES_PER_REQUEST, NO_FILES, TOO_MANY_FILES
 from tests.unit.test_uploads import HEIC, encoded, jpeg_with_exif, one_bit_png, png_claiming
 

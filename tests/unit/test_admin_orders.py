@@ -31,7 +31,7 @@ from storefront.services.platform.errors import ConflictError, NotFoundError, Va
 from storefront.services.fulfilment import OrderOutbox
 from storefront.services.order_access import find_order, reissue_token
 from storefront.services.order_payment import OrderPayments, card_from_form
-from storefront.services.payments import TestPaymentGateway
+from storefront.services.payments.gateway import TestPaymentGateway
 from storefront.services.printify.demo import DEMO_SHOP_ID, DemoPrintProvider
 from storefront.services.printify.provider import validation_error
 from storefront.services.statuses import payment_label, status_label

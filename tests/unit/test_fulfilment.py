@@ -28,7 +28,7 @@ from storefront.services.fulfilment import (
 )
 from storefront.services.order_access import find_order, reissue_token
 from storefront.services.order_payment import OrderPayments, card_from_form
-from storefront.services.payments import CardDetails, PaymentDeclined, TestPaymentGateway
+from storefront.services.payments.gateway import CardDetails, PaymentDeclined, TestPaymentGateway
 from storefront.services.printify.demo import DEMO_SHOP_ID, DemoPrintProvider
 from storefront.services.printify.errors import (
     ProviderError,

@@ -24,7 +24,7 @@ from storefront.services.order_lookup import (
     order_view_by_token,
 )
 from storefront.services.order_payment import OrderPayments, card_from_form
-from storefront.services.payments import TestPaymentGateway
+from storefront.services.payments.gateway import TestPaymentGateway
 from storefront.state.order_status import _read_remembered, order_card, remembered_order
 from storefront.wiring import session_factory
 from tests.ordering import GOOD_CARD, Pick, order_payload, pick, seed_demo

@@ -28,7 +28,7 @@ from storefront.services.checkout import create_order
 from storefront.services.fulfilment import LEASE, RETRY_MAX_SECONDS, SEND_TO_PRODUCTION, OrderOutbox
 from storefront.services.order_access import reissue_token
 from storefront.services.order_payment import SEND_ORDER, OrderPayments, card_from_form
-from storefront.services.payments import TestPaymentGateway
+from storefront.services.payments.gateway import TestPaymentGateway
 from storefront.services.printify.client import MAX_RETRY_AFTER, PrintifyClient, SyncPrintifyClient
 from storefront.services.store_catalogue import sync_store_catalogue
 from storefront.wiring import session_factory

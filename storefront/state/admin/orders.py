@@ -23,9 +23,9 @@ from storefront.services.platform.errors import ServiceError
 from storefront.services.intent_payments import IntentPayments
 from storefront.services.platform.money import cents_to_dollars, format_usd
 from storefront.services.order_cancellation import OrderCancellations, Outcome
-from storefront.services.payments import PaymentGateway, TestPaymentGateway
+from storefront.services.payments.gateway import PaymentGateway, TestPaymentGateway
 from storefront.services.statuses import OrderStatus, PaymentStatus, payment_label, status_label
-from storefront.services.stripe_gateway import StripeGateway
+from storefront.services.payments.stripe_gateway import StripeGateway
 from storefront.state.admin.session import AdminState
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ from typing import Any
 
 import stripe
 
-from storefront.services.payments import (
+from storefront.services.payments.gateway import (
     REFUND_FAILED,
     REFUND_PENDING,
     REFUND_SUCCEEDED,
