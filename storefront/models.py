@@ -83,7 +83,7 @@ class CatalogImage(SQLModel, table=True):
     sort_order: int = Field(default=0)
     #: The one colour of the variants this image shows; "" when it shows several or none.
     color: str = Field(default="", max_length=64)
-    #: The renditions of `src` (services/images.py): their digest, "" until prepared, and the
+    #: The renditions of `src` (services/media/images.py): their digest, "" until prepared, and the
     #: source's size in pixels. Copied from `image_source`, so reads need no join.
     digest: str = Field(default="", max_length=32, index=True)
     width: int = Field(default=0)

@@ -30,7 +30,7 @@ from storefront.served_routes import served_routes
 from storefront.upload_limit import upload_limit
 from storefront.services.auth import DEFAULT_PASSWORD_WARNING
 from storefront.services.platform.background import Worker, start_worker
-from storefront.services.catalog_images import IDLE_SECONDS
+from storefront.services.media.catalog_images import IDLE_SECONDS
 from storefront.services.platform.job_leases import JobLeases, one_at_a_time
 from storefront.services.order_cancellation import EXPIRY_JOB, UnpaidOrderExpiry, start_unpaid_order_expiry
 from storefront.services.fulfilment import start_outbox_worker

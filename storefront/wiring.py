@@ -13,8 +13,8 @@ from sqlmodel import Session
 from storefront import db
 from storefront.config import Settings
 from storefront.services.auth import AdminAuth
-from storefront.services.catalog_images import CatalogImagePreparer
-from storefront.services.image_sources import ImageSourceLoader
+from storefront.services.media.catalog_images import CatalogImagePreparer
+from storefront.services.media.image_sources import ImageSourceLoader
 from storefront.services.fulfilment import OrderOutbox
 from storefront.services.payments.gateway import PaymentGateway, TestPaymentGateway
 

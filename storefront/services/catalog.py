@@ -19,7 +19,7 @@ from sqlmodel import Session, col, select
 from storefront.collections import COLLECTIONS, DEFAULT_COLLECTION_KEY, DERIVATION_ORDER
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
 from storefront.services.platform.errors import NotFoundError, ValidationError
-from storefront.services.images import Picture, PreparedImage, picture
+from storefront.services.media.images import Picture, PreparedImage, picture
 from storefront.services.text_search import contains_text
 
 _Row = TypeVar("_Row", CatalogVariant, CatalogImage)

@@ -11,9 +11,9 @@ from sqlmodel import Session, func, select
 
 from storefront.collections import COLLECTIONS, Collection
 from storefront.models import Event
-from storefront.services.demo_images import render_collection_tile
+from storefront.services.media.demo_images import render_collection_tile
 from storefront.services.events import create_event
-from storefront.services.uploads import UploadedFile, store_uploads
+from storefront.services.media.uploads import UploadedFile, store_uploads
 
 #: (title, collection key, location, days from today, start, end, featured, active, capacity, price, description)
 _DEMO_EVENTS = (

@@ -17,9 +17,9 @@ from urllib.parse import urlsplit
 from sqlmodel import Session, col, func, select
 
 from storefront.models import DB_INT_MAX, Event, ImageSource, utcnow
-from storefront.services.catalog_images import src_key
+from storefront.services.media.catalog_images import src_key
 from storefront.services.platform.errors import NotFoundError, ValidationError
-from storefront.services.images import Picture, PreparedImage, picture
+from storefront.services.media.images import Picture, PreparedImage, picture
 from storefront.services.platform.money import format_usd
 
 MAX_EVENT_IMAGES = 10

@@ -32,7 +32,7 @@ from storefront.services.catalog import (
     in_size_order,
     matching,
 )
-from storefront.services.images import Picture, PreparedImage, picture
+from storefront.services.media.images import Picture, PreparedImage, picture
 
 MAX_PAGE_SIZE = 100
 #: The format of `card_json`; a card of another version is derived again.

@@ -11,8 +11,8 @@ from sqlmodel import Session
 from storefront.collections import COLLECTIONS, SWDNN
 from storefront.config import Settings
 from storefront.services.catalog_sync import catalogue_is_empty, sync_catalogue
-from storefront.services.demo_images import ensure_png, render_collection_tile
-from storefront.services.images import Picture, picture_at, write_renditions
+from storefront.services.media.demo_images import ensure_png, render_collection_tile
+from storefront.services.media.images import Picture, picture_at, write_renditions
 from storefront.services.printify.provider import PrintProvider
 
 #: Generated tiles keep their names when redrawn, so they are served from /uploads (an hour's cache).

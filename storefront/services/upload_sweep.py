@@ -14,10 +14,10 @@ from sqlmodel import Session, col, select
 
 from storefront.models import Event, ImageSource
 from storefront.services.platform.background import Worker, start_worker
-from storefront.services.catalog_images import src_key
-from storefront.services.images import rendition_name, rendition_widths
+from storefront.services.media.catalog_images import src_key
+from storefront.services.media.images import rendition_name, rendition_widths
 from storefront.services.platform.job_leases import JobLeases, one_at_a_time
-from storefront.services.uploads import UPLOADS_URL
+from storefront.services.media.uploads import UPLOADS_URL
 
 logger = logging.getLogger(__name__)
 

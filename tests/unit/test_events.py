@@ -12,7 +12,7 @@ from sqlmodel import Session, func, select
 
 from storefront.models import Event, ImageSource
 from storefront.services import events
-from storefront.services.catalog_images import src_key
+from storefront.services.media.catalog_images import src_key
 from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.events import (
     BAD_CAPACITY,

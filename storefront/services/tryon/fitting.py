@@ -15,7 +15,7 @@ import threading
 
 from PIL import Image
 
-from storefront.services.images import MAX_IMAGE_BYTES
+from storefront.services.media.images import MAX_IMAGE_BYTES
 from storefront.services.platform.errors import ServiceError
 from storefront.services.tryon.data_urls import decode_data_url, image_data_url
 from storefront.services.tryon.engine import (

@@ -1,7 +1,7 @@
 """Renditions for every cached product image, each source address fetched and prepared once.
 
 A catalogue sync stores image addresses only (`catalog_image.src`). The preparer turns each address
-not yet prepared into renditions (services/images.py), remembers the result in `image_source`, and
+not yet prepared into renditions (services/media/images.py), remembers the result in `image_source`, and
 copies digest and size onto every `catalog_image` row of that address. It never holds a database
 session while it fetches or encodes. A sync that meets an address seen before copies the known
 renditions at once (`apply_known_renditions`), so nothing is fetched twice.
@@ -21,8 +21,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from storefront.models import CatalogImage, ImageSource, utcnow
-from storefront.services.image_sources import ImageSourceLoader, ImageUnavailable
-from storefront.services.images import ImageRejected, PreparedImage, prepare_image, renditions_exist
+from storefront.services.media.image_sources import ImageSourceLoader, ImageUnavailable
+from storefront.services.media.images import ImageRejected, PreparedImage, prepare_image, renditions_exist
 
 log = logging.getLogger(__name__)
 

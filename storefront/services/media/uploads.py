@@ -3,7 +3,7 @@
 Every file of a request is checked before any is written, so a refused upload stores nothing. A
 stored file is the decoded image written again as WebP (no EXIF, GPS or other metadata survives)
 under a random name in `UPLOAD_DIR/<folder>/`, and its sized renditions go to the media folder
-like every catalogue image (`services/images.py`), remembered in `image_source` under the
+like every catalogue image (`services/media/images.py`), remembered in `image_source` under the
 upload's URL so pages can send a `srcset` for it.
 """
 
@@ -18,9 +18,9 @@ from PIL import Image
 from sqlmodel import Session
 
 from storefront.models import ImageSource, utcnow
-from storefront.services.catalog_images import src_key
+from storefront.services.media.catalog_images import src_key
 from storefront.services.platform.errors import ValidationError
-from storefront.services.images import (
+from storefront.services.media.images import (
     ImageRejected,
     PreparedImage,
     write_webp,

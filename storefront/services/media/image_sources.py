@@ -6,7 +6,7 @@ from pathlib import Path
 
 import httpx
 
-from storefront.services.images import IMAGE_TOO_LARGE, MAX_IMAGE_BYTES, ImageRejected
+from storefront.services.media.images import IMAGE_TOO_LARGE, MAX_IMAGE_BYTES, ImageRejected
 
 UPLOADS_URL = "/uploads/"
 FETCH_TIMEOUT_SECONDS = 15.0
