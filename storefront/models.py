@@ -38,7 +38,7 @@ class CatalogProduct(SQLModel, table=True):
     provider_created_at: datetime | None = Field(default=None, index=True)
     provider_updated_at: datetime | None = Field(default=None)
     synced_at: datetime = Field(default_factory=utcnow)
-    #: The listing card (services/listing.py), rebuilt whenever the variants or images change.
+    #: The listing card (services/catalog/listing.py), rebuilt whenever the variants or images change.
     card_json: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
 
 

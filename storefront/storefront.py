@@ -35,7 +35,7 @@ from storefront.services.platform.job_leases import JobLeases, one_at_a_time
 from storefront.services.order_cancellation import EXPIRY_JOB, UnpaidOrderExpiry, start_unpaid_order_expiry
 from storefront.services.fulfilment import start_outbox_worker
 from storefront.services.order_tracking import TRACKING_JOB, OrderTracker, start_order_tracker
-from storefront.services.store_catalogue import SYNC_JOB, start_catalogue_sync
+from storefront.services.catalog.store_catalogue import SYNC_JOB, start_catalogue_sync
 from storefront.services.upload_sweep import SWEEP_JOB, start_upload_sweep
 
 settings = get_settings()

@@ -4,7 +4,7 @@ Reads come from the cache. A change goes to the print provider first and reaches
 once the provider accepted it, in one transaction: an action is complete or refused with a
 reason, and a refused one changes nothing locally. Provider errors (ProviderError) reach the
 caller unchanged, carrying the provider's details; `printify.errors.provider_reason` words them
-for a toast. The catalogue sync (`sync_shop`) lives in `catalog_sync`.
+for a toast. The catalogue sync (`sync_shop`) lives in `catalog/sync.py`.
 No database transaction is open while the provider is called.
 """
 
@@ -21,13 +21,13 @@ from sqlmodel import Session, col, select
 
 from storefront.collections import COLLECTIONS, get_collection
 from storefront.models import CatalogProduct, CatalogVariant
-from storefront.services.catalog import PRODUCT_NOT_FOUND, listing_price, plain_text, storefront_handle
-from storefront.services.catalog_sync import remove_products, upsert_product, variant_labels
+from storefront.services.catalog.catalog import PRODUCT_NOT_FOUND, listing_price, plain_text, storefront_handle
+from storefront.services.catalog.sync import remove_products, upsert_product, variant_labels
 from storefront.services.platform.errors import NotFoundError, ServiceError, ValidationError
 from storefront.services.platform.money import cents_to_dollars, parse_cents
 from storefront.services.printify.errors import ProviderError, ProviderNotFound, provider_reason
 from storefront.services.printify.provider import PRODUCT_LOCKED_CODE, PUBLISH_EVERYTHING, PrintProvider
-from storefront.services.text_search import contains_text
+from storefront.services.catalog.text_search import contains_text
 
 # --------------------------------------------------------------------------- the spec's texts
 

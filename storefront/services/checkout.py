@@ -31,7 +31,7 @@ from storefront.services.cart import (
     parse_quantity,
     totals_for,
 )
-from storefront.services.catalog import COLOR_NOT_AVAILABLE
+from storefront.services.catalog.catalog import COLOR_NOT_AVAILABLE
 from storefront.services.platform.errors import ConflictError, ValidationError
 from storefront.services.platform.money import cents_to_dollars, parse_cents
 from storefront.services.payments.gateway import CARD_FIELDS

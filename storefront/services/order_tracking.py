@@ -17,7 +17,7 @@ from sqlmodel import Session, col, select
 
 from storefront.models import Order, utcnow
 from storefront.services.platform.background import Step, Worker, start_worker
-from storefront.services.catalog_sync import parse_provider_time
+from storefront.services.catalog.sync import parse_provider_time
 from storefront.services.fulfilment import is_permanent
 from storefront.services.platform.job_leases import JobLeases, one_at_a_time
 from storefront.services.printify.provider import PrintProvider

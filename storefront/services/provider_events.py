@@ -22,8 +22,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, col, select
 
 from storefront.models import CatalogProduct, Order, WebhookDelivery, utcnow
-from storefront.services.catalog import storefront_handle
-from storefront.services.catalog_sync import parse_provider_time, remove_products, upsert_product
+from storefront.services.catalog.catalog import storefront_handle
+from storefront.services.catalog.sync import parse_provider_time, remove_products, upsert_product
 from storefront.services.platform.errors import ServiceError, UnauthorizedError
 from storefront.services.fulfilment import is_permanent
 from storefront.services.order_tracking import (

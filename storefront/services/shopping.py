@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from sqlmodel import Session
 
-from storefront.services import catalog
+from storefront.services.catalog import catalog
 from storefront.services.cart import CartLine, add_line
 from storefront.services.platform.errors import NotFoundError, ValidationError
 

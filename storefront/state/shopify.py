@@ -14,7 +14,7 @@ from typing import TypedDict
 import reflex as rx
 
 from storefront.config import get_settings
-from storefront.services.catalog import PLACEHOLDER_PICTURE
+from storefront.services.catalog.catalog import PLACEHOLDER_PICTURE
 from storefront.services.platform.errors import NotFoundError
 from storefront.services.platform.money import format_usd
 from storefront.services.shopify.catalogue import (

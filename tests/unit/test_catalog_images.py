@@ -13,13 +13,13 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from storefront.models import CatalogImage, ImageSource
-from storefront.services import catalog, listing
+from storefront.services.catalog import catalog, listing
 from storefront.services.media.catalog_images import CatalogImagePreparer, src_key
-from storefront.services.catalog_sync import sync_catalogue, upsert_product
+from storefront.services.catalog.sync import sync_catalogue, upsert_product
 from storefront.services.media.image_sources import ImageSourceLoader
 from storefront.services.media.images import IMAGE_UNREADABLE, rendition_name, rendition_widths
 from storefront.services.printify.demo import DemoPrintProvider
-from storefront.services.seed import seed_catalogue_if_empty
+from storefront.services.catalog.seed import seed_catalogue_if_empty
 from tests.fakes.printify_server import FakePrintifyServer
 
 

@@ -22,7 +22,7 @@ from storefront.services.cart import (
     remove_line,
     set_quantity,
 )
-from storefront.services.catalog import (
+from storefront.services.catalog.catalog import (
     COLOR_NOT_AVAILABLE,
     SIZE_NOT_AVAILABLE,
     LinePrice,
@@ -30,7 +30,7 @@ from storefront.services.catalog import (
     line_price,
     search_products,
 )
-from storefront.services.catalog_sync import upsert_product
+from storefront.services.catalog.sync import upsert_product
 from storefront.services.platform.errors import ValidationError
 from storefront.services.fulfilment import printify_order_body
 from storefront.services.shopping import COLOR_REQUIRED, new_cart_line, quick_add_line, refresh_lines

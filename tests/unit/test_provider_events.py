@@ -16,7 +16,7 @@ from sqlmodel import Session, select
 
 from storefront.models import CatalogProduct, Order, WebhookDelivery
 from storefront.services import provider_events
-from storefront.services.catalog_sync import upsert_product
+from storefront.services.catalog.sync import upsert_product
 from storefront.services.printify.errors import ProviderError, ProviderNotFound, ProviderUnavailable
 from storefront.services.printify.provider import validation_error
 from storefront.services.provider_events import (

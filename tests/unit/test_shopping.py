@@ -8,7 +8,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, update
 
 from storefront.models import CatalogProduct, CatalogVariant
-from storefront.services.catalog import get_product, line_price
+from storefront.services.catalog.catalog import get_product, line_price
 from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.shopping import (
     NO_VARIANTS_TEXT,

@@ -18,7 +18,7 @@ from storefront.services.platform.errors import NotFoundError
 from storefront.services.media.image_sources import ImageSourceLoader
 from storefront.services.media.images import PreparedImage, cutout_path, prepare_image
 from storefront.services.printify.demo import DemoPrintProvider
-from storefront.services.seed import seed_catalogue_if_empty
+from storefront.services.catalog.seed import seed_catalogue_if_empty
 from storefront.services.tryon import items
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from storefront.services.catalog import PLACEHOLDER_PICTURE
+from storefront.services.catalog.catalog import PLACEHOLDER_PICTURE
 from storefront.services.media.images import Picture
 from storefront.services.shopify.catalogue import StoreImage
 

@@ -18,7 +18,7 @@ from storefront.config import Settings, get_settings
 from storefront.db import session_scope
 from storefront.models import Order, OrderHistory, OrderItem
 from storefront.services import admin_orders, order_history
-from storefront.services.catalog import PLACEHOLDER_IMAGE
+from storefront.services.catalog.catalog import PLACEHOLDER_IMAGE
 from storefront.services.platform.errors import ServiceError
 from storefront.services.intent_payments import IntentPayments
 from storefront.services.platform.money import cents_to_dollars, format_usd

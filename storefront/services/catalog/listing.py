@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, col, or_, select
 
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
-from storefront.services.catalog import (
+from storefront.services.catalog.catalog import (
     LISTING_ORDER,
     PLACEHOLDER_PICTURE,
     chosen_image,

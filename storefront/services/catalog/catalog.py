@@ -20,7 +20,7 @@ from storefront.collections import COLLECTIONS, DEFAULT_COLLECTION_KEY, DERIVATI
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
 from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.media.images import Picture, PreparedImage, picture
-from storefront.services.text_search import contains_text
+from storefront.services.catalog.text_search import contains_text
 
 _Row = TypeVar("_Row", CatalogVariant, CatalogImage)
 

@@ -10,7 +10,7 @@ from sqlmodel import Session
 
 from storefront.collections import COLLECTIONS, SWDNN
 from storefront.config import Settings
-from storefront.services.catalog_sync import catalogue_is_empty, sync_catalogue
+from storefront.services.catalog.sync import catalogue_is_empty, sync_catalogue
 from storefront.services.media.demo_images import ensure_png, render_collection_tile
 from storefront.services.media.images import Picture, picture_at, write_renditions
 from storefront.services.printify.provider import PrintProvider

@@ -12,7 +12,7 @@ from typing import Any
 from sqlmodel import Session, col, delete, select
 
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant, utcnow
-from storefront.services.catalog import derive_collection, plain_text
+from storefront.services.catalog.catalog import derive_collection, plain_text
 from storefront.services.media.catalog_images import apply_known_renditions
 from storefront.services.printify.errors import ProviderNotFound
 from storefront.services.printify.provider import PrintProvider
