@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 from storefront.services.printify.client import SyncPrintifyClient
 from storefront.services.printify.demo import DemoPrintProvider
 from storefront.services.printify.provider import PrintProvider
-from storefront.services.provider_status import ProviderHealth, StoreShop
+from storefront.services.printify.provider_status import ProviderHealth, StoreShop
 from storefront.services.shopify.catalogue import StoreCatalogue
 from storefront.services.shopify.demo import DemoStoreCatalogue
 from storefront.services.tryon.engine import TryOnEngine

@@ -35,7 +35,7 @@ from storefront.services.order_cancellation import OrderCancellations
 from storefront.services.payments.gateway import PaymentGateway, TestPaymentGateway
 from storefront.services.payments.stripe_gateway import StripeGateway
 from storefront.services.printify.provider import PrintProvider
-from storefront.services.provider_status import ProviderHealth
+from storefront.services.printify.provider_status import ProviderHealth
 from storefront.services.platform.rate_limit import RateLimiter
 from storefront.services.tryon.engine import TryOnEngine
 
