@@ -175,7 +175,7 @@ class Order(SQLModel, table=True):
     tax_cents: int = Field(default=0)
     total_cents: int
 
-    #: services.statuses.OrderStatus and PaymentStatus values.
+    #: services.orders.statuses.OrderStatus and PaymentStatus values.
     status: str = Field(max_length=16, index=True)
     payment_status: str = Field(max_length=16, index=True)
     #: When the payment in progress (CHARGING) was claimed; a stale claim may be taken over.
@@ -239,7 +239,7 @@ class PaymentAttempt(SQLModel, table=True):
     #: The gateway's idempotency key: order number plus the client's paymentId.
     gateway_key: str = Field(max_length=255)
     amount_cents: int
-    #: services.statuses.AttemptStatus value.
+    #: services.orders.statuses.AttemptStatus value.
     status: str = Field(max_length=16)
     #: Who asked (client address), for tracing card testing.
     client: str = Field(default="", max_length=64)
@@ -263,7 +263,7 @@ class OrderHistory(SQLModel, table=True):
     at: datetime = Field(default_factory=utcnow)
     #: The admin's username, or 'system' for the store's own jobs and 'stripe' for Stripe's events.
     actor: str = Field(max_length=100)
-    #: services.order_history action names ('refunded', 'cancelled', 'expired', ...).
+    #: services.orders.order_history action names ('refunded', 'cancelled', 'expired', ...).
     action: str = Field(max_length=32)
     detail: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
 

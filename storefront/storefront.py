@@ -32,9 +32,9 @@ from storefront.services.auth import DEFAULT_PASSWORD_WARNING
 from storefront.services.platform.background import Worker, start_worker
 from storefront.services.media.catalog_images import IDLE_SECONDS
 from storefront.services.platform.job_leases import JobLeases, one_at_a_time
-from storefront.services.order_cancellation import EXPIRY_JOB, UnpaidOrderExpiry, start_unpaid_order_expiry
-from storefront.services.fulfilment import start_outbox_worker
-from storefront.services.order_tracking import TRACKING_JOB, OrderTracker, start_order_tracker
+from storefront.services.orders.order_cancellation import EXPIRY_JOB, UnpaidOrderExpiry, start_unpaid_order_expiry
+from storefront.services.orders.fulfilment import start_outbox_worker
+from storefront.services.orders.order_tracking import TRACKING_JOB, OrderTracker, start_order_tracker
 from storefront.services.catalog.store_catalogue import SYNC_JOB, start_catalogue_sync
 from storefront.services.upload_sweep import SWEEP_JOB, start_upload_sweep
 

@@ -15,11 +15,11 @@ from storefront.config import Settings
 from storefront.services.auth import AdminAuth
 from storefront.services.media.catalog_images import CatalogImagePreparer
 from storefront.services.media.image_sources import ImageSourceLoader
-from storefront.services.fulfilment import OrderOutbox
+from storefront.services.orders.fulfilment import OrderOutbox
 from storefront.services.payments.gateway import PaymentGateway, TestPaymentGateway
 
 if TYPE_CHECKING:
-    from storefront.services.intent_payments import IntentPayments
+    from storefront.services.orders.intent_payments import IntentPayments
 from storefront.services.printify.client import SyncPrintifyClient
 from storefront.services.printify.demo import DemoPrintProvider
 from storefront.services.printify.provider import PrintProvider
@@ -73,7 +73,7 @@ def shared_payment_gateway(settings: Settings) -> PaymentGateway:
 
 def intent_payments(settings: Settings) -> IntentPayments | None:
     """Stripe's side of paying orders for the pages, on the configured database; None without Stripe."""
-    from storefront.services.intent_payments import IntentPayments
+    from storefront.services.orders.intent_payments import IntentPayments
     from storefront.services.payments.stripe_gateway import StripeGateway
 
     gateway = shared_payment_gateway(settings)

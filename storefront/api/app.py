@@ -26,12 +26,12 @@ from storefront.api import provider as provider_routes
 from storefront.api import shopify as shopify_routes
 from storefront.config import Settings
 from storefront.models import utcnow
-from storefront.services import order_lookup
+from storefront.services.orders import order_lookup
 from storefront.services.auth import AdminAuth
 from storefront.services.platform.errors import ServiceError
-from storefront.services.order_payment import OrderPayments
-from storefront.services.intent_payments import IntentPayments
-from storefront.services.order_cancellation import OrderCancellations
+from storefront.services.orders.order_payment import OrderPayments
+from storefront.services.orders.intent_payments import IntentPayments
+from storefront.services.orders.order_cancellation import OrderCancellations
 from storefront.services.payments.gateway import PaymentGateway, TestPaymentGateway
 from storefront.services.payments.stripe_gateway import StripeGateway
 from storefront.services.printify.provider import PrintProvider

@@ -15,13 +15,13 @@ from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select, update
 
 from storefront.models import Order, OrderItem, OutboxJob, utcnow
-from storefront.services.checkout import order_items, serialize_order
+from storefront.services.orders.checkout import order_items, serialize_order
 from storefront.services.platform.errors import ConflictError, ValidationError
 from storefront.services.platform.money import cents_to_dollars
-from storefront.services.order_access import find_order
-from storefront.services import order_history
-from storefront.services.fulfilment import pending_step
-from storefront.services.statuses import WAS_PAID, OrderStatus, PaymentStatus
+from storefront.services.orders.order_access import find_order
+from storefront.services.orders import order_history
+from storefront.services.orders.fulfilment import pending_step
+from storefront.services.orders.statuses import WAS_PAID, OrderStatus, PaymentStatus
 
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100

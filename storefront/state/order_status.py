@@ -17,7 +17,7 @@ import reflex as rx
 
 from storefront import db
 from storefront.config import get_settings
-from storefront.services import order_lookup
+from storefront.services.orders import order_lookup
 from storefront.services.platform.errors import (
     NotFoundError,
     TooManyRequestsError,

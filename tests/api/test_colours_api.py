@@ -13,7 +13,7 @@ from storefront.api.app import create_api
 from storefront.config import Settings
 from storefront.models import Order, OrderItem
 from storefront.services.catalog import catalog
-from storefront.services.fulfilment import printify_order_body
+from storefront.services.orders.fulfilment import printify_order_body
 from storefront.services.payments.gateway import TestPaymentGateway
 from tests.ordering import Pick, order_payload, seed_demo
 

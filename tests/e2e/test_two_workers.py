@@ -26,7 +26,7 @@ from sqlalchemy.engine import Engine
 
 from storefront.collections import COLLECTIONS
 from storefront.db import make_engine
-from storefront.services.fulfilment import LEASE
+from storefront.services.orders.fulfilment import LEASE
 from storefront.services.catalog.store_catalogue import SYNC_JOB, WAIT_FOR_HOLDER_SECONDS
 from tests.e2e.conftest import StoreProcess, StoreServer
 from tests.e2e.workers import (

@@ -26,15 +26,15 @@ from storefront.services.admin_orders import (
     revenue_by_day,
     serialize_page,
 )
-from storefront.services.checkout import create_order
+from storefront.services.orders.checkout import create_order
 from storefront.services.platform.errors import ConflictError, NotFoundError, ValidationError
-from storefront.services.fulfilment import OrderOutbox
-from storefront.services.order_access import find_order, reissue_token
-from storefront.services.order_payment import OrderPayments, card_from_form
+from storefront.services.orders.fulfilment import OrderOutbox
+from storefront.services.orders.order_access import find_order, reissue_token
+from storefront.services.orders.order_payment import OrderPayments, card_from_form
 from storefront.services.payments.gateway import TestPaymentGateway
 from storefront.services.printify.demo import DEMO_SHOP_ID, DemoPrintProvider
 from storefront.services.printify.provider import validation_error
-from storefront.services.statuses import payment_label, status_label
+from storefront.services.orders.statuses import payment_label, status_label
 from storefront.wiring import session_factory
 from tests.ordering import GOOD_CARD, FakeClock, order_payload, pick, seed_demo
 

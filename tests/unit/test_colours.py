@@ -11,8 +11,8 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from storefront.models import CatalogImage, OrderItem
-from storefront.services import checkout
-from storefront.services.cart import (
+from storefront.services.orders import checkout
+from storefront.services.orders.cart import (
     CartLine,
     add_line,
     decrement,
@@ -32,8 +32,8 @@ from storefront.services.catalog.catalog import (
 )
 from storefront.services.catalog.sync import upsert_product
 from storefront.services.platform.errors import ValidationError
-from storefront.services.fulfilment import printify_order_body
-from storefront.services.shopping import COLOR_REQUIRED, new_cart_line, quick_add_line, refresh_lines
+from storefront.services.orders.fulfilment import printify_order_body
+from storefront.services.orders.shopping import COLOR_REQUIRED, new_cart_line, quick_add_line, refresh_lines
 from tests.ordering import Pick, order_payload
 from tests.renditions import remember_prepared, shown
 

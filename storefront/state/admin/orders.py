@@ -17,14 +17,15 @@ from storefront import db, wiring
 from storefront.config import Settings, get_settings
 from storefront.db import session_scope
 from storefront.models import Order, OrderHistory, OrderItem
-from storefront.services import admin_orders, order_history
+from storefront.services import admin_orders
+from storefront.services.orders import order_history
 from storefront.services.catalog.catalog import PLACEHOLDER_IMAGE
 from storefront.services.platform.errors import ServiceError
-from storefront.services.intent_payments import IntentPayments
+from storefront.services.orders.intent_payments import IntentPayments
 from storefront.services.platform.money import cents_to_dollars, format_usd
-from storefront.services.order_cancellation import OrderCancellations, Outcome
+from storefront.services.orders.order_cancellation import OrderCancellations, Outcome
 from storefront.services.payments.gateway import PaymentGateway, TestPaymentGateway
-from storefront.services.statuses import OrderStatus, PaymentStatus, payment_label, status_label
+from storefront.services.orders.statuses import OrderStatus, PaymentStatus, payment_label, status_label
 from storefront.services.payments.stripe_gateway import StripeGateway
 from storefront.state.admin.session import AdminState
 

@@ -25,8 +25,8 @@ from storefront.models import CatalogProduct, Order, WebhookDelivery, utcnow
 from storefront.services.catalog.catalog import storefront_handle
 from storefront.services.catalog.sync import parse_provider_time, remove_products, upsert_product
 from storefront.services.platform.errors import ServiceError, UnauthorizedError
-from storefront.services.fulfilment import is_permanent
-from storefront.services.order_tracking import (
+from storefront.services.orders.fulfilment import is_permanent
+from storefront.services.orders.order_tracking import (
     apply_provider_order,
     apply_provider_status,
     apply_shipment,

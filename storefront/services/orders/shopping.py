@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from sqlmodel import Session
 
 from storefront.services.catalog import catalog
-from storefront.services.cart import CartLine, add_line
+from storefront.services.orders.cart import CartLine, add_line
 from storefront.services.platform.errors import NotFoundError, ValidationError
 
 SIZE_REQUIRED = "Please select a size"

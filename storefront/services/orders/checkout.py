@@ -19,8 +19,8 @@ from email_validator import EmailNotValidError, validate_email
 from sqlmodel import Session, col, delete, select, update
 
 from storefront.models import Order, OrderItem, utcnow
-from storefront.services import order_access
-from storefront.services.cart import (
+from storefront.services.orders import order_access
+from storefront.services.orders.cart import (
     MAX_LINE_QUANTITY,
     MIN_LINE_QUANTITY,
     SOURCE_OURS,
@@ -35,8 +35,8 @@ from storefront.services.catalog.catalog import COLOR_NOT_AVAILABLE
 from storefront.services.platform.errors import ConflictError, ValidationError
 from storefront.services.platform.money import cents_to_dollars, parse_cents
 from storefront.services.payments.gateway import CARD_FIELDS
-from storefront.services.shopping import new_cart_line
-from storefront.services.statuses import PAYABLE, OrderStatus, PaymentStatus
+from storefront.services.orders.shopping import new_cart_line
+from storefront.services.orders.statuses import PAYABLE, OrderStatus, PaymentStatus
 
 # Messages of spec section 5 (and 8), shown as they are.
 EMAIL_INVALID = "Please enter a valid email address"

@@ -21,12 +21,12 @@ from typing import Any
 from sqlmodel import Session, col, select, update
 
 from storefront.models import Order, OutboxJob, PaymentAttempt, utcnow
-from storefront.services import order_access, order_history
+from storefront.services.orders import order_access, order_history
 from storefront.services.platform.errors import ConflictError
 from storefront.services.platform.money import format_usd
-from storefront.services.order_payment import ORDER_CANCELLED, SEND_ORDER
+from storefront.services.orders.order_payment import ORDER_CANCELLED, SEND_ORDER
 from storefront.services.payments.gateway import GatewayRefused
-from storefront.services.statuses import PAYABLE, UNPAID, AttemptStatus, OrderStatus, PaymentStatus
+from storefront.services.orders.statuses import PAYABLE, UNPAID, AttemptStatus, OrderStatus, PaymentStatus
 from storefront.services.platform.webhook_deliveries import record_delivery
 from storefront.services.payments.stripe_gateway import CANCELED, CURRENCY, Intent, StripeGateway, intent_from
 

@@ -1,6 +1,6 @@
 """Keeping our orders in step with the print provider's copy: statuses and shipment tracking.
 
-The provider tells us about changes by webhook (services/provider_events.py), and webhooks can be
+The provider tells us about changes by webhook (services/orders/provider_events.py), and webhooks can be
 lost, so `OrderTracker` also re-reads, now and then, every sent order that is not final yet. Both
 paths go through the functions here, which never move an order backwards.
 """
@@ -18,10 +18,10 @@ from sqlmodel import Session, col, select
 from storefront.models import Order, utcnow
 from storefront.services.platform.background import Step, Worker, start_worker
 from storefront.services.catalog.sync import parse_provider_time
-from storefront.services.fulfilment import is_permanent
+from storefront.services.orders.fulfilment import is_permanent
 from storefront.services.platform.job_leases import JobLeases, one_at_a_time
 from storefront.services.printify.provider import PrintProvider
-from storefront.services.statuses import OrderStatus
+from storefront.services.orders.statuses import OrderStatus
 
 logger = logging.getLogger(__name__)
 

@@ -16,14 +16,14 @@ from datetime import datetime, timedelta
 from sqlmodel import Session, col, select, update
 
 from storefront.models import Order, OutboxJob, utcnow
-from storefront.services import order_access, order_history
+from storefront.services.orders import order_access, order_history
 from storefront.services.platform.background import Worker, start_worker
 from storefront.services.platform.job_leases import JobLeases, one_at_a_time
 from storefront.services.platform.errors import ConflictError
-from storefront.services.fulfilment import SEND_TO_PRODUCTION
-from storefront.services.intent_payments import IntentPayments, refund_key
+from storefront.services.orders.fulfilment import SEND_TO_PRODUCTION
+from storefront.services.orders.intent_payments import IntentPayments, refund_key
 from storefront.services.platform.money import format_usd
-from storefront.services.order_payment import PAYMENT_IN_PROGRESS, SEND_ORDER
+from storefront.services.orders.order_payment import PAYMENT_IN_PROGRESS, SEND_ORDER
 from storefront.services.payments.gateway import (
     REFUND_FAILED,
     REFUND_SUCCEEDED,
@@ -33,7 +33,7 @@ from storefront.services.payments.gateway import (
 )
 from storefront.services.printify.errors import ProviderError, ProviderNotFound, ProviderUnavailable
 from storefront.services.printify.provider import PrintProvider
-from storefront.services.statuses import PAYABLE, OrderStatus, PaymentStatus
+from storefront.services.orders.statuses import PAYABLE, OrderStatus, PaymentStatus
 from storefront.services.payments.stripe_gateway import StripeGateway
 
 logger = logging.getLogger(__name__)

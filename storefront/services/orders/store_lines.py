@@ -1,11 +1,11 @@
 """Cart lines of the store catalogue (Shopify): priced, named and pictured by the store on the
-server, never by the browser. Our own lines are priced from the catalogue cache (services/shopping.py)."""
+server, never by the browser. Our own lines are priced from the catalogue cache (services/orders/shopping.py)."""
 
 from __future__ import annotations
 
 import asyncio
 
-from storefront.services import cart
+from storefront.services.orders import cart
 from storefront.services.platform.errors import NotFoundError
 from storefront.services.shopify.catalogue import PRODUCT_FAILED, StoreCatalogue, StoreProduct
 

@@ -19,10 +19,10 @@ from sqlalchemy import and_, func, or_
 from sqlmodel import Session, col, select, update
 
 from storefront.models import Order, OutboxJob, PaymentAttempt, utcnow
-from storefront.services import order_access
+from storefront.services.orders import order_access
 from storefront.services.platform.errors import ConflictError, TooManyRequestsError, ValidationError
 from storefront.services.payments.gateway import CardDetails, CardGateway, PaymentDeclined, PaymentResult
-from storefront.services.statuses import PAYABLE, AttemptStatus, OrderStatus, PaymentStatus
+from storefront.services.orders.statuses import PAYABLE, AttemptStatus, OrderStatus, PaymentStatus
 
 logger = logging.getLogger(__name__)
 

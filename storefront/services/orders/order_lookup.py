@@ -15,13 +15,13 @@ from typing import Any
 from sqlmodel import Session
 
 from storefront.models import Order, OrderItem, utcnow
-from storefront.services.checkout import order_items
+from storefront.services.orders.checkout import order_items
 from storefront.services.platform.errors import NotFoundError, ValidationError
-from storefront.services.fulfilment import order_status
+from storefront.services.orders.fulfilment import order_status
 from storefront.services.platform.money import cents_to_dollars
-from storefront.services.order_access import ORDER_NOT_FOUND, find_order, shopper_order
+from storefront.services.orders.order_access import ORDER_NOT_FOUND, find_order, shopper_order
 from storefront.services.platform.rate_limit import RateLimiter
-from storefront.services.statuses import payment_label, status_label
+from storefront.services.orders.statuses import payment_label, status_label
 
 NUMBER_REQUIRED = "Order number is required"
 EMAIL_REQUIRED = "Email is required"

@@ -18,8 +18,8 @@ from sqlmodel import Session, col, select
 
 from storefront.models import Order, OrderItem, OutboxJob, utcnow
 from storefront.services.platform.background import Worker, start_worker
-from storefront.services.checkout import order_items
-from storefront.services.order_payment import SEND_ORDER
+from storefront.services.orders.checkout import order_items
+from storefront.services.orders.order_payment import SEND_ORDER
 from storefront.services.printify.errors import (
     ProviderError,
     ProviderOutcomeUnknown,
@@ -27,7 +27,7 @@ from storefront.services.printify.errors import (
     ProviderUnavailable,
 )
 from storefront.services.printify.provider import PrintProvider
-from storefront.services.statuses import OrderStatus, PaymentStatus
+from storefront.services.orders.statuses import OrderStatus, PaymentStatus
 
 logger = logging.getLogger(__name__)
 
