@@ -28,7 +28,7 @@ from storefront.pages import (  # noqa: F401  (importing a page module registers
 from storefront.pages.admin import dashboard, login, products as admin_products  # noqa: F401
 from storefront.served_routes import served_routes
 from storefront.upload_limit import upload_limit
-from storefront.services.auth import DEFAULT_PASSWORD_WARNING
+from storefront.services.admin.auth import DEFAULT_PASSWORD_WARNING
 from storefront.services.platform.background import Worker, start_worker
 from storefront.services.media.catalog_images import IDLE_SECONDS
 from storefront.services.platform.job_leases import JobLeases, one_at_a_time

@@ -12,7 +12,7 @@ from sqlmodel import Session
 
 from storefront import db
 from storefront.config import Settings
-from storefront.services.auth import AdminAuth
+from storefront.services.admin.auth import AdminAuth
 from storefront.services.media.catalog_images import CatalogImagePreparer
 from storefront.services.media.image_sources import ImageSourceLoader
 from storefront.services.orders.fulfilment import OrderOutbox

@@ -37,7 +37,7 @@ from storefront.api.schemas import (
     errors,
 )
 from storefront.models import DB_INT_MAX, DB_INT_MIN
-from storefront.services import admin_catalog
+from storefront.services.admin import admin_catalog
 from storefront.services.catalog import catalog, sync as catalog_sync
 from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.platform.money import cents_to_dollars

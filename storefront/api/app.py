@@ -27,7 +27,7 @@ from storefront.api import shopify as shopify_routes
 from storefront.config import Settings
 from storefront.models import utcnow
 from storefront.services.orders import order_lookup
-from storefront.services.auth import AdminAuth
+from storefront.services.admin.auth import AdminAuth
 from storefront.services.platform.errors import ServiceError
 from storefront.services.orders.order_payment import OrderPayments
 from storefront.services.orders.intent_payments import IntentPayments

@@ -15,7 +15,7 @@ from sqlmodel import Session, func, select
 from storefront.api.app import create_api
 from storefront.config import Settings
 from storefront.models import Event
-from storefront.services.auth import SESSION_REQUIRED
+from storefront.services.admin.auth import SESSION_REQUIRED
 from storefront.services.events import (
     BAD_LINK,
     END_BEFORE_START,

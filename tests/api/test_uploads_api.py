@@ -20,7 +20,7 @@ from storefront.api.app import create_api
 from storefront.api.static import IMMUTABLE, ONE_HOUR
 from storefront.config import Settings
 from storefront.models import ImageSource
-from storefront.services.auth import SESSION_REQUIRED
+from storefront.services.admin.auth import SESSION_REQUIRED
 from storefront.services.media.catalog_images import src_key
 from storefront.services.media.images import (
     IMAGE_TOO_LARGE,

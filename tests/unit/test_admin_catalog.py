@@ -14,9 +14,9 @@ from sqlmodel import Session, select
 
 from storefront.collections import COLLECTIONS
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
-from storefront.services import admin_catalog
+from storefront.services.admin import admin_catalog
 from storefront.services.catalog import catalog, sync as catalog_sync
-from storefront.services.admin_catalog import ProductForm
+from storefront.services.admin.admin_catalog import ProductForm
 from storefront.services.catalog.sync import SyncProgress, upsert_product
 from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.printify.demo import DemoPrintProvider

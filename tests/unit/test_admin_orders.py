@@ -13,8 +13,8 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select, update
 
 from storefront.models import Order, OutboxJob
-from storefront.services import admin_orders
-from storefront.services.admin_orders import (
+from storefront.services.admin import admin_orders
+from storefront.services.admin.admin_orders import (
     CSV_HEADER,
     NO_ATTENTION,
     NOT_PAID,

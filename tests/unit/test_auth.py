@@ -10,7 +10,7 @@ from sqlmodel import Session, select
 
 from storefront.config import Settings
 from storefront.models import AdminSession
-from storefront.services.auth import (
+from storefront.services.admin.auth import (
     INVALID_CREDENTIALS,
     PASSWORD_REQUIRED,
     SESSION_LIFETIME,

@@ -17,7 +17,7 @@ from storefront import db, wiring
 from storefront.config import Settings, get_settings
 from storefront.db import session_scope
 from storefront.models import Order, OrderHistory, OrderItem
-from storefront.services import admin_orders
+from storefront.services.admin import admin_orders
 from storefront.services.orders import order_history
 from storefront.services.catalog.catalog import PLACEHOLDER_IMAGE
 from storefront.services.platform.errors import ServiceError

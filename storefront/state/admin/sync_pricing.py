@@ -16,9 +16,9 @@ import reflex as rx
 
 from storefront.config import get_settings
 from storefront.db import session_scope
-from storefront.services import admin_catalog
+from storefront.services.admin import admin_catalog
 from storefront.services.catalog import sync as catalog_sync
-from storefront.services.admin_catalog import AdminProductRow, VariantMargin, VariantRow
+from storefront.services.admin.admin_catalog import AdminProductRow, VariantMargin, VariantRow
 from storefront.services.catalog.sync import SyncProgress
 from storefront.services.platform.errors import ServiceError, ValidationError
 from storefront.services.platform.money import format_usd

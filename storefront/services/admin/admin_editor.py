@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from storefront.services.admin_catalog import FAILED_TO_UPDATE_PRODUCT
+from storefront.services.admin.admin_catalog import FAILED_TO_UPDATE_PRODUCT
 from storefront.services.platform.money import parse_cents
 
 #: The fields staff edit inline; each row keeps an `original_<field>` copy.
