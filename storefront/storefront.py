@@ -36,7 +36,7 @@ from storefront.services.orders.order_cancellation import EXPIRY_JOB, UnpaidOrde
 from storefront.services.orders.fulfilment import start_outbox_worker
 from storefront.services.orders.order_tracking import TRACKING_JOB, OrderTracker, start_order_tracker
 from storefront.services.catalog.store_catalogue import SYNC_JOB, start_catalogue_sync
-from storefront.services.upload_sweep import SWEEP_JOB, start_upload_sweep
+from storefront.services.events.upload_sweep import SWEEP_JOB, start_upload_sweep
 
 settings = get_settings()
 api = create_api(settings)

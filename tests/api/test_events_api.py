@@ -16,7 +16,7 @@ from storefront.api.app import create_api
 from storefront.config import Settings
 from storefront.models import Event
 from storefront.services.admin.auth import SESSION_REQUIRED
-from storefront.services.events import (
+from storefront.services.events.events import (
     BAD_LINK,
     END_BEFORE_START,
     EVENT_NOT_FOUND,

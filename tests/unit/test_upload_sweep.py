@@ -16,7 +16,7 @@ from storefront.models import Event, ImageSource
 from storefront.services.media.catalog_images import src_key
 from storefront.services.media.images import rendition_name, rendition_widths
 from storefront.services.platform.job_leases import JobLeases
-from storefront.services.upload_sweep import GRACE, SWEEP_EVERY_SECONDS, SWEEP_JOB, sweep_step, sweep_uploads
+from storefront.services.events.upload_sweep import GRACE, SWEEP_EVERY_SECONDS, SWEEP_JOB, sweep_step, sweep_uploads
 from storefront.services.media.uploads import StoredImage, UploadedFile, store_uploads
 from tests.unit.test_uploads import encoded
 

@@ -12,7 +12,7 @@ import reflex as rx
 
 from storefront.config import get_settings
 from storefront.db import session_scope
-from storefront.services import events
+from storefront.services.events import events
 from storefront.services.media import uploads
 from storefront.services.platform.errors import ServiceError, ValidationError
 from storefront.services.media.images import MAX_IMAGE_BYTES

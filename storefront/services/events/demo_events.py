@@ -12,7 +12,7 @@ from sqlmodel import Session, func, select
 from storefront.collections import COLLECTIONS, Collection
 from storefront.models import Event
 from storefront.services.media.demo_images import render_collection_tile
-from storefront.services.events import create_event
+from storefront.services.events.events import create_event
 from storefront.services.media.uploads import UploadedFile, store_uploads
 
 #: (title, collection key, location, days from today, start, end, featured, active, capacity, price, description)
