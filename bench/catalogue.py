@@ -15,7 +15,7 @@ from sqlmodel import Session, func, select
 from storefront.config import PROJECT_ROOT
 from storefront.db import make_engine
 from storefront.models import CatalogProduct
-from storefront.services.catalog_sync import upsert_product
+from storefront.services.catalog.sync import upsert_product
 from storefront.services.printify.demo import DEMO_SHOP_ID, demo_catalogue, hex_id
 from storefront.wiring import DEMO_MEDIA_URL
 

@@ -13,7 +13,7 @@ from PIL import Image
 from skimage import data as samples
 
 from bench.report import Row, limit_row
-from storefront.services.demo_images import render_garment_cutout
+from storefront.services.media.demo_images import render_garment_cutout
 from storefront.services.tryon.local import LocalTryOnEngine
 
 SECTION = "try-on (local engine)"

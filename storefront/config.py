@@ -78,7 +78,7 @@ class Settings(BaseSettings):
     #: The proxies whose X-Forwarded-For header names the client (rate limits count per client
     #: address): IP addresses or networks, comma-separated, or '*' for any peer.
     trusted_proxies: str = "127.0.0.1,::1"
-    #: Stripe (services/stripe_gateway.py); empty secret key: the built-in test gateway.
+    #: Stripe (services/payments/stripe_gateway.py); empty secret key: the built-in test gateway.
     stripe_secret_key: str = ""
     stripe_publishable_key: str = ""
     stripe_webhook_secret: str = ""

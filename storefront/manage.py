@@ -9,9 +9,9 @@ from sqlmodel import Session
 
 from storefront.config import Settings, get_settings
 from storefront.db import get_engine, migrate, session_scope
-from storefront.services.demo_events import seed_events_if_empty
-from storefront.services.listing import fill_missing_cards
-from storefront.services.seed import prepare_media, seed_catalogue_if_empty
+from storefront.services.events.demo_events import seed_events_if_empty
+from storefront.services.catalog.listing import fill_missing_cards
+from storefront.services.catalog.seed import prepare_media, seed_catalogue_if_empty
 from storefront.wiring import image_preparer, print_provider, store_catalogue
 
 log = logging.getLogger("storefront.manage")

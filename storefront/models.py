@@ -38,7 +38,7 @@ class CatalogProduct(SQLModel, table=True):
     provider_created_at: datetime | None = Field(default=None, index=True)
     provider_updated_at: datetime | None = Field(default=None)
     synced_at: datetime = Field(default_factory=utcnow)
-    #: The listing card (services/listing.py), rebuilt whenever the variants or images change.
+    #: The listing card (services/catalog/listing.py), rebuilt whenever the variants or images change.
     card_json: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
 
 
@@ -83,7 +83,7 @@ class CatalogImage(SQLModel, table=True):
     sort_order: int = Field(default=0)
     #: The one colour of the variants this image shows; "" when it shows several or none.
     color: str = Field(default="", max_length=64)
-    #: The renditions of `src` (services/images.py): their digest, "" until prepared, and the
+    #: The renditions of `src` (services/media/images.py): their digest, "" until prepared, and the
     #: source's size in pixels. Copied from `image_source`, so reads need no join.
     digest: str = Field(default="", max_length=32, index=True)
     width: int = Field(default=0)
@@ -175,7 +175,7 @@ class Order(SQLModel, table=True):
     tax_cents: int = Field(default=0)
     total_cents: int
 
-    #: services.statuses.OrderStatus and PaymentStatus values.
+    #: services.orders.statuses.OrderStatus and PaymentStatus values.
     status: str = Field(max_length=16, index=True)
     payment_status: str = Field(max_length=16, index=True)
     #: When the payment in progress (CHARGING) was claimed; a stale claim may be taken over.
@@ -239,7 +239,7 @@ class PaymentAttempt(SQLModel, table=True):
     #: The gateway's idempotency key: order number plus the client's paymentId.
     gateway_key: str = Field(max_length=255)
     amount_cents: int
-    #: services.statuses.AttemptStatus value.
+    #: services.orders.statuses.AttemptStatus value.
     status: str = Field(max_length=16)
     #: Who asked (client address), for tracing card testing.
     client: str = Field(default="", max_length=64)
@@ -263,7 +263,7 @@ class OrderHistory(SQLModel, table=True):
     at: datetime = Field(default_factory=utcnow)
     #: The admin's username, or 'system' for the store's own jobs and 'stripe' for Stripe's events.
     actor: str = Field(max_length=100)
-    #: services.order_history action names ('refunded', 'cancelled', 'expired', ...).
+    #: services.orders.order_history action names ('refunded', 'cancelled', 'expired', ...).
     action: str = Field(max_length=32)
     detail: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
 
@@ -327,7 +327,7 @@ class WebhookDelivery(SQLModel, table=True):
 
 
 class JobLease(SQLModel, table=True):
-    """Which process runs a job that one process at a time should run (services/job_leases.py)."""
+    """Which process runs a job that one process at a time should run (services/platform/job_leases.py)."""
 
     __tablename__ = "job_lease"
 

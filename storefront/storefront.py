@@ -28,15 +28,15 @@ from storefront.pages import (  # noqa: F401  (importing a page module registers
 from storefront.pages.admin import dashboard, login, products as admin_products  # noqa: F401
 from storefront.served_routes import served_routes
 from storefront.upload_limit import upload_limit
-from storefront.services.auth import DEFAULT_PASSWORD_WARNING
-from storefront.services.background import Worker, start_worker
-from storefront.services.catalog_images import IDLE_SECONDS
-from storefront.services.job_leases import JobLeases, one_at_a_time
-from storefront.services.order_cancellation import EXPIRY_JOB, UnpaidOrderExpiry, start_unpaid_order_expiry
-from storefront.services.fulfilment import start_outbox_worker
-from storefront.services.order_tracking import TRACKING_JOB, OrderTracker, start_order_tracker
-from storefront.services.store_catalogue import SYNC_JOB, start_catalogue_sync
-from storefront.services.upload_sweep import SWEEP_JOB, start_upload_sweep
+from storefront.services.admin.auth import DEFAULT_PASSWORD_WARNING
+from storefront.services.platform.background import Worker, start_worker
+from storefront.services.media.catalog_images import IDLE_SECONDS
+from storefront.services.platform.job_leases import JobLeases, one_at_a_time
+from storefront.services.orders.order_cancellation import EXPIRY_JOB, UnpaidOrderExpiry, start_unpaid_order_expiry
+from storefront.services.orders.fulfilment import start_outbox_worker
+from storefront.services.orders.order_tracking import TRACKING_JOB, OrderTracker, start_order_tracker
+from storefront.services.catalog.store_catalogue import SYNC_JOB, start_catalogue_sync
+from storefront.services.events.upload_sweep import SWEEP_JOB, start_upload_sweep
 
 settings = get_settings()
 api = create_api(settings)
@@ -48,7 +48,7 @@ TEST_PAYMENTS_WARNING = (
     "ALLOW_TEST_PAYMENTS=1: this production store takes Stripe test-mode payments, so no real money"
     " moves while orders still go to the print provider. Only for a staging store."
 )
-#: The image preparer's job: one process of the store prepares images (services/job_leases.py).
+#: The image preparer's job: one process of the store prepares images (services/platform/job_leases.py).
 IMAGES_JOB = "catalogue-images"
 
 

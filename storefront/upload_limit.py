@@ -12,8 +12,8 @@ from __future__ import annotations
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from storefront.services.events import MAX_EVENT_IMAGES
-from storefront.services.images import MAX_IMAGE_BYTES
+from storefront.services.events.events import MAX_EVENT_IMAGES
+from storefront.services.media.images import MAX_IMAGE_BYTES
 
 #: Where Reflex takes uploads (`constants.Endpoint.UPLOAD` behind any backend path of the config).
 UPLOAD_PATH = "/_upload"

@@ -12,18 +12,18 @@ from sqlmodel import Session
 
 from storefront import db
 from storefront.config import Settings
-from storefront.services.auth import AdminAuth
-from storefront.services.catalog_images import CatalogImagePreparer
-from storefront.services.image_sources import ImageSourceLoader
-from storefront.services.fulfilment import OrderOutbox
-from storefront.services.payments import PaymentGateway, TestPaymentGateway
+from storefront.services.admin.auth import AdminAuth
+from storefront.services.media.catalog_images import CatalogImagePreparer
+from storefront.services.media.image_sources import ImageSourceLoader
+from storefront.services.orders.fulfilment import OrderOutbox
+from storefront.services.payments.gateway import PaymentGateway, TestPaymentGateway
 
 if TYPE_CHECKING:
-    from storefront.services.intent_payments import IntentPayments
+    from storefront.services.orders.intent_payments import IntentPayments
 from storefront.services.printify.client import SyncPrintifyClient
 from storefront.services.printify.demo import DemoPrintProvider
 from storefront.services.printify.provider import PrintProvider
-from storefront.services.provider_status import ProviderHealth, StoreShop
+from storefront.services.printify.provider_status import ProviderHealth, StoreShop
 from storefront.services.shopify.catalogue import StoreCatalogue
 from storefront.services.shopify.demo import DemoStoreCatalogue
 from storefront.services.tryon.engine import TryOnEngine
@@ -54,7 +54,7 @@ def payment_gateway(settings: Settings) -> PaymentGateway:
     """Stripe when STRIPE_SECRET_KEY is set (config checks its other keys), else the test gateway."""
     if not settings.uses_stripe:
         return TestPaymentGateway()
-    from storefront.services.stripe_gateway import StripeGateway
+    from storefront.services.payments.stripe_gateway import StripeGateway
 
     return StripeGateway(
         settings.stripe_secret_key,
@@ -73,8 +73,8 @@ def shared_payment_gateway(settings: Settings) -> PaymentGateway:
 
 def intent_payments(settings: Settings) -> IntentPayments | None:
     """Stripe's side of paying orders for the pages, on the configured database; None without Stripe."""
-    from storefront.services.intent_payments import IntentPayments
-    from storefront.services.stripe_gateway import StripeGateway
+    from storefront.services.orders.intent_payments import IntentPayments
+    from storefront.services.payments.stripe_gateway import StripeGateway
 
     gateway = shared_payment_gateway(settings)
     if not isinstance(gateway, StripeGateway):

@@ -11,9 +11,9 @@ from typing import Any
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from storefront.services import catalog
+from storefront.services.catalog import catalog
 from storefront.services.printify.demo import DemoPrintProvider
-from storefront.services.seed import seed_catalogue_if_empty
+from storefront.services.catalog.seed import seed_catalogue_if_empty
 
 SHIPPING_ADDRESS: dict[str, str] = {
     "first_name": "Ada",

@@ -8,8 +8,8 @@ from sqlalchemy import update
 from sqlmodel import Session, col
 
 from storefront.models import CatalogImage, ImageSource
-from storefront.services.catalog_images import src_key
-from storefront.services.images import PreparedImage, picture
+from storefront.services.media.catalog_images import src_key
+from storefront.services.media.images import PreparedImage, picture
 
 SIZE = 800
 

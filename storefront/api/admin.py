@@ -8,8 +8,8 @@ from fastapi.responses import JSONResponse
 from storefront.api.errors import error_response
 from storefront.api.orders import client_address
 from storefront.api.schemas import LoginAnswer, LoginErrorBody, LoginRequest, SessionAnswer, Success, dump, errors
-from storefront.services.auth import SignedIn
-from storefront.services.errors import ServiceError
+from storefront.services.admin.auth import SignedIn
+from storefront.services.platform.errors import ServiceError
 
 ADMIN_TOKEN_HEADER = "x-admin-token"
 LOGIN_FAILED = "Login failed"

@@ -13,8 +13,8 @@ from sqlmodel import Session
 from storefront.api.admin import ADMIN_ERRORS, ADMIN_ONLY, require_admin
 from storefront.api.sessions import SessionRoute, get_session
 from storefront.api.schemas import CancellationAnswer, OrderPage, RetryAnswer, errors
-from storefront.services import admin_orders
-from storefront.services.auth import SignedIn
+from storefront.services.admin import admin_orders
+from storefront.services.admin.auth import SignedIn
 
 router = APIRouter(dependencies=ADMIN_ONLY, responses=ADMIN_ERRORS, tags=["admin: orders"], route_class=SessionRoute)
 

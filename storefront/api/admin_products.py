@@ -37,10 +37,11 @@ from storefront.api.schemas import (
     errors,
 )
 from storefront.models import DB_INT_MAX, DB_INT_MIN
-from storefront.services import admin_catalog, catalog
-from storefront.services.errors import NotFoundError, ValidationError
-from storefront.services.money import cents_to_dollars
-from storefront.services.printify.errors import ProviderError
+from storefront.services.admin import admin_catalog
+from storefront.services.catalog import catalog, sync as catalog_sync
+from storefront.services.platform.errors import NotFoundError, ValidationError
+from storefront.services.platform.money import cents_to_dollars
+from storefront.services.printify.errors import ProviderError, provider_reason
 from storefront.services.printify.provider import PrintProvider
 
 router = APIRouter(dependencies=ADMIN_ONLY, responses=ADMIN_ERRORS, tags=["products (admin)"])
@@ -83,7 +84,7 @@ def _refused(failure: str, action: Callable[[], Any], status_code: int = 200) ->
     try:
         return JSONResponse(action(), status_code=status_code)
     except ProviderError as exc:
-        body = {"error": failure, "details": admin_catalog.provider_reason(exc), "provider": exc.details}
+        body = {"error": failure, "details": provider_reason(exc), "provider": exc.details}
         return JSONResponse(body, status_code=exc.status_code)
 
 
@@ -211,7 +212,7 @@ def sync_shop(request: Request, shop_id: ShopId) -> JSONResponse:
 
     def sync() -> dict[str, int]:
         with _session(request) as session:
-            result = admin_catalog.sync_shop(session, _provider(request), shop_id)
+            result = catalog_sync.sync_shop(session, _provider(request), shop_id)
         return {"synced": result.synced, "removed": result.removed}
 
     return _refused(admin_catalog.FAILED_TO_LOAD_PRODUCTS, sync)

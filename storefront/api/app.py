@@ -26,17 +26,17 @@ from storefront.api import provider as provider_routes
 from storefront.api import shopify as shopify_routes
 from storefront.config import Settings
 from storefront.models import utcnow
-from storefront.services import order_lookup
-from storefront.services.auth import AdminAuth
-from storefront.services.errors import ServiceError
-from storefront.services.order_payment import OrderPayments
-from storefront.services.intent_payments import IntentPayments
-from storefront.services.order_cancellation import OrderCancellations
-from storefront.services.payments import PaymentGateway, TestPaymentGateway
-from storefront.services.stripe_gateway import StripeGateway
+from storefront.services.orders import order_lookup
+from storefront.services.admin.auth import AdminAuth
+from storefront.services.platform.errors import ServiceError
+from storefront.services.orders.order_payment import OrderPayments
+from storefront.services.orders.intent_payments import IntentPayments
+from storefront.services.orders.order_cancellation import OrderCancellations
+from storefront.services.payments.gateway import PaymentGateway, TestPaymentGateway
+from storefront.services.payments.stripe_gateway import StripeGateway
 from storefront.services.printify.provider import PrintProvider
-from storefront.services.provider_status import ProviderHealth
-from storefront.services.rate_limit import RateLimiter
+from storefront.services.printify.provider_status import ProviderHealth
+from storefront.services.platform.rate_limit import RateLimiter
 from storefront.services.tryon.engine import TryOnEngine
 
 INVALID_REQUEST = "Invalid request"

@@ -14,7 +14,7 @@ from storefront.api.admin import ADMIN_ERRORS, ADMIN_ONLY
 from storefront.api.sessions import SessionRoute, get_session
 from storefront.api.schemas import Deleted, Event, EventForm, dump, errors
 from storefront.models import DB_INT_MAX
-from storefront.services import events
+from storefront.services.events import events
 
 #: The admin's routes: every one checks the x-admin-token session.
 router = APIRouter(dependencies=ADMIN_ONLY, responses=ADMIN_ERRORS, tags=["events (admin)"], route_class=SessionRoute)

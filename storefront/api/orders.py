@@ -25,10 +25,10 @@ from storefront.api.schemas import (
     errors,
 )
 from storefront.api.sessions import SessionRoute, get_session
-from storefront.services import checkout, fulfilment, order_access, order_lookup
-from storefront.services.errors import ConflictError
-from storefront.services.order_payment import card_from_form, payment_key
-from storefront.services.statuses import PaymentStatus
+from storefront.services.orders import checkout, fulfilment, order_access, order_lookup
+from storefront.services.platform.errors import ConflictError
+from storefront.services.orders.order_payment import card_from_form, payment_key
+from storefront.services.orders.statuses import PaymentStatus
 
 router = APIRouter(route_class=SessionRoute)
 

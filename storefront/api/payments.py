@@ -6,9 +6,9 @@ from fastapi import APIRouter, Body, Request
 
 from storefront.api.orders import client_address
 from storefront.api.schemas import CardCheckAnswer, CardCheckRequest, dump, errors
-from storefront.services.errors import ValidationError
-from storefront.services.order_payment import card_from_form
-from storefront.services.payments import validate_card
+from storefront.services.platform.errors import ValidationError
+from storefront.services.orders.order_payment import card_from_form
+from storefront.services.payments.gateway import validate_card
 
 router = APIRouter()
 

@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse
 
 from storefront.api.orders import client_address
 from storefront.api.schemas import ProviderErrorBody, ProviderStatusAnswer, RefreshAnswer, Shop, errors
-from storefront.services.provider_status import ProviderHealth, refresh_message
+from storefront.services.printify.provider_status import ProviderHealth, refresh_message
 
 router = APIRouter()
 

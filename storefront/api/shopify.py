@@ -14,7 +14,7 @@ from fastapi import APIRouter, Query, Request
 
 from storefront import wiring
 from storefront.api.schemas import Collections, StoreProduct as StoreProductAnswer, StoreProducts, StoreStatusAnswer, errors
-from storefront.services.errors import NotFoundError, ValidationError
+from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.shopify.catalogue import (
     MAX_PAGE_SIZE,
     PRODUCT_NOT_FOUND,

@@ -17,7 +17,7 @@ from fastapi.responses import JSONResponse
 
 from storefront.api.bodies import BodyTooLarge, read_capped
 from storefront.api.schemas import WebhookReceipt, errors
-from storefront.services.errors import NotFoundError, ServiceError
+from storefront.services.platform.errors import NotFoundError, ServiceError
 
 router = APIRouter(tags=["payment webhooks"])
 logger = logging.getLogger(__name__)

@@ -19,9 +19,9 @@ from starlette.formparsers import MultiPartException, MultiPartParser
 from storefront.api.admin import ADMIN_ERRORS, ADMIN_ONLY
 from storefront.api.bodies import BodyTooLarge, capped
 from storefront.api.schemas import UPLOAD_BODY, UploadAnswer, errors
-from storefront.services import uploads
-from storefront.services.errors import ValidationError
-from storefront.services.images import MAX_IMAGE_BYTES
+from storefront.services.media import uploads
+from storefront.services.platform.errors import ValidationError
+from storefront.services.media.images import MAX_IMAGE_BYTES
 
 router = APIRouter(dependencies=ADMIN_ONLY, responses=ADMIN_ERRORS, tags=["uploads (admin)"])
 

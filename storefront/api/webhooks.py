@@ -13,7 +13,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from storefront.api.schemas import WEBHOOK_BODY, WebhookAnswer, errors
-from storefront.services.provider_events import ProviderEvents
+from storefront.services.orders.provider_events import ProviderEvents
 
 router = APIRouter(tags=["provider webhooks"])
 

@@ -6,7 +6,7 @@ from storefront.collections import COLLECTIONS, Collection
 from storefront.components import navigation_menu as nm
 from storefront.components import styles
 from storefront.components.picture import tile_image
-from storefront.services.seed import collection_tile_picture
+from storefront.services.catalog.seed import collection_tile_picture
 from storefront.state.cart import CartState
 from storefront.state.header import HeaderState, admin_gesture_click
 

@@ -4,11 +4,11 @@ from typing import Any
 
 from reflex.vars import ArrayVar, ObjectVar, Var
 
-from storefront.services.images import MAX_IMAGE_BYTES
+from storefront.services.media.images import MAX_IMAGE_BYTES
 
-#: The browser refuses larger files before sending them; the server checks again (services/images.py).
+#: The browser refuses larger files before sending them; the server checks again (services/media/images.py).
 MAX_FILE_BYTES = MAX_IMAGE_BYTES
-#: HEIC is let through so the server can say how to send it instead (services/uploads.py).
+#: HEIC is let through so the server can say how to send it instead (services/media/uploads.py).
 ACCEPTED_TYPES = {
     "image/jpeg": [".jpg", ".jpeg"],
     "image/png": [".png"],

@@ -1,9 +1,9 @@
-"""A prepared picture (services/images.py) as a lazily loaded <img> with its renditions."""
+"""A prepared picture (services/media/images.py) as a lazily loaded <img> with its renditions."""
 
 import reflex as rx
 
 from storefront.components import styles
-from storefront.services.images import Picture
+from storefront.services.media.images import Picture
 
 
 def tile_image(picture: Picture, alt: str, sizes: str) -> rx.Component:

@@ -3,7 +3,7 @@
 import reflex as rx
 
 from storefront.components import styles
-from storefront.services.catalog import PLACEHOLDER_IMAGE
+from storefront.services.catalog.catalog import PLACEHOLDER_IMAGE
 from storefront.state.cart import CartState
 
 # Swaps a broken image for the placeholder once (the flag stops a loop if that fails too).

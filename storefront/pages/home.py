@@ -7,7 +7,7 @@ from storefront.components import styles
 from storefront.components.picture import tile_image
 from storefront.components.header import BRAND_TAGLINE
 from storefront.components.layout import public_page
-from storefront.services.seed import HERO_IMAGE_URL, collection_tile_picture
+from storefront.services.catalog.seed import HERO_IMAGE_URL, collection_tile_picture
 
 HERO_TITLE = BRAND_TAGLINE
 HERO_TAGLINE = "Bold letters, loud colours, printed on demand for every chapter."

@@ -1,4 +1,4 @@
-"""Cart state: the cart lives in the browser's local storage; rules come from services.cart."""
+"""Cart state: the cart lives in the browser's local storage; rules come from services.orders.cart."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import reflex as rx
 
 from storefront.config import get_settings
 from storefront.db import session_scope
-from storefront.services import cart, store_lines
-from storefront.services.errors import NotFoundError, ValidationError
-from storefront.services.money import format_usd
+from storefront.services.orders import cart, store_lines
+from storefront.services.platform.errors import NotFoundError, ValidationError
+from storefront.services.platform.money import format_usd
 from storefront.services.shopify.catalogue import (
     STATUS_CONNECTED,
     STATUS_DEMO,
@@ -21,7 +21,7 @@ from storefront.services.shopify.catalogue import (
     StoreStatus,
     StoreUnavailable,
 )
-from storefront.services.shopping import (
+from storefront.services.orders.shopping import (
     NO_VARIANTS_TEXT,
     NO_VARIANTS_TITLE,
     new_cart_line,

@@ -14,9 +14,9 @@ from reflex.vars.base import Var
 
 from storefront.collections import COLLECTIONS, get_collection
 from storefront.db import session_scope
-from storefront.services import catalog, listing
-from storefront.services.errors import NotFoundError
-from storefront.services.money import format_usd
+from storefront.services.catalog import catalog, listing
+from storefront.services.platform.errors import NotFoundError
+from storefront.services.platform.money import format_usd
 from storefront.services.printify.provider import product_page_url
 from storefront.services.tryon.items import family
 from storefront.state.tryon import try_on_url as try_on_page_url

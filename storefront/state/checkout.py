@@ -3,7 +3,7 @@
 Card fields never enter this state. With the built-in test gateway they are uncontrolled inputs
 whose values the browser sends straight to the payment API (storefront/api); with Stripe the
 card is typed into Stripe's Payment Element and goes from the browser to Stripe only, and the
-order is paid once the server has asked Stripe (services/intent_payments.py). So card numbers
+order is paid once the server has asked Stripe (services/orders/intent_payments.py). So card numbers
 and CVVs never reach Reflex state, which lives on the server and, with several workers, in Redis.
 """
 
@@ -22,11 +22,11 @@ import reflex as rx
 from storefront import wiring
 from storefront.config import get_settings
 from storefront.db import session_scope
-from storefront.services import cart, checkout
-from storefront.services.errors import ServiceError, ValidationError
-from storefront.services.intent_payments import Handoff
-from storefront.services.payments import CARD_FIELDS
-from storefront.services.statuses import PaymentStatus
+from storefront.services.orders import cart, checkout
+from storefront.services.platform.errors import ServiceError, ValidationError
+from storefront.services.orders.intent_payments import Handoff
+from storefront.services.payments.gateway import CARD_FIELDS
+from storefront.services.orders.statuses import PaymentStatus
 from storefront.state.cart import CartState
 from storefront.state.order_status import OrderStatusState, remembered_order
 

@@ -7,7 +7,7 @@ import asyncio
 import reflex as rx
 
 from storefront.config import get_settings
-from storefront.services.provider_status import ProviderStatus, banner_decision, refresh_message
+from storefront.services.printify.provider_status import ProviderStatus, banner_decision, refresh_message
 from storefront.wiring import provider_health
 
 REFRESHED = "Configuration Refreshed"

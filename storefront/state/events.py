@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlsplit
 import reflex as rx
 
 from storefront.db import session_scope
-from storefront.services import events
+from storefront.services.events import events
 
 log = logging.getLogger(__name__)
 

@@ -17,13 +17,13 @@ import reflex as rx
 
 from storefront import db
 from storefront.config import get_settings
-from storefront.services import order_lookup
-from storefront.services.errors import (
+from storefront.services.orders import order_lookup
+from storefront.services.platform.errors import (
     NotFoundError,
     TooManyRequestsError,
     ValidationError,
 )
-from storefront.services.money import dollars_to_cents, format_usd
+from storefront.services.platform.money import dollars_to_cents, format_usd
 from storefront.wiring import session_factory
 
 log = logging.getLogger(__name__)

@@ -14,9 +14,9 @@ from typing import TypedDict
 import reflex as rx
 
 from storefront.config import get_settings
-from storefront.services.catalog import PLACEHOLDER_PICTURE
-from storefront.services.errors import NotFoundError
-from storefront.services.money import format_usd
+from storefront.services.catalog.catalog import PLACEHOLDER_PICTURE
+from storefront.services.platform.errors import NotFoundError
+from storefront.services.platform.money import format_usd
 from storefront.services.shopify.catalogue import (
     COLLECTIONS_FAILED,
     PRODUCT_FAILED,

@@ -17,8 +17,8 @@ import reflex as rx
 from storefront import wiring
 from storefront.config import get_settings
 from storefront.db import session_scope
-from storefront.services.errors import ServiceError
-from storefront.services.images import MAX_IMAGE_BYTES
+from storefront.services.platform.errors import ServiceError
+from storefront.services.media.images import MAX_IMAGE_BYTES
 from storefront.services.tryon import fitting, items
 from storefront.services.tryon.data_urls import decode_data_url, image_data_url
 from storefront.services.tryon.engine import ENGINE_FAILED, PERSON_FIELD, PHOTO_TOO_LARGE

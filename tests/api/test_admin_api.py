@@ -14,7 +14,7 @@ from sqlmodel import Session, select, update
 from storefront.api.app import create_api
 from storefront.config import Settings
 from storefront.models import AdminSession, utcnow
-from storefront.services.payments import TestPaymentGateway
+from storefront.services.payments.gateway import TestPaymentGateway
 from tests.ordering import FakeClock, order_payload, pick, seed_demo
 
 PASSWORD = "correct horse battery"

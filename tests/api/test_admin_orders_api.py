@@ -14,8 +14,8 @@ from sqlmodel import Session, select, update
 from storefront.api.app import create_api
 from storefront.config import Settings
 from storefront.models import Order
-from storefront.services.admin_orders import CSV_HEADER, NO_ATTENTION, NOT_PAID
-from storefront.services.payments import TestPaymentGateway
+from storefront.services.admin.admin_orders import CSV_HEADER, NO_ATTENTION, NOT_PAID
+from storefront.services.payments.gateway import TestPaymentGateway
 from tests.ordering import GOOD_CARD, order_payload, pick, seed_demo
 
 PASSWORD = "correct horse battery"

@@ -13,11 +13,11 @@ from sqlmodel import Session
 
 from storefront.api.app import create_api
 from storefront.config import Settings
-from storefront.services import catalog
-from storefront.services.payments import TestPaymentGateway
+from storefront.services.catalog import catalog
+from storefront.services.payments.gateway import TestPaymentGateway
 from storefront.services.printify.demo import DemoPrintProvider
 from storefront.services.printify.provider import validation_error
-from storefront.services.seed import seed_catalogue_if_empty
+from storefront.services.catalog.seed import seed_catalogue_if_empty
 from tests.ordering import seed_demo
 
 PASSWORD = "correct horse battery"

@@ -53,9 +53,9 @@ from storefront.api.app import create_api
 from storefront.config import Settings
 from storefront.db import make_engine, migrate
 from storefront.models import AdminSession, utcnow
-from storefront.services import admin_catalog
-from storefront.services.auth import SESSION_LIFETIME, hash_token
-from storefront.services.payments import TestPaymentGateway
+from storefront.services.admin import admin_catalog
+from storefront.services.admin.auth import SESSION_LIFETIME, hash_token
+from storefront.services.payments.gateway import TestPaymentGateway
 from tests.ordering import order_payload, pick, seed_demo
 
 #: Examples per operation (hypothesis); derandomized so CI sees the same requests every run.

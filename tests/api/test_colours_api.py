@@ -12,9 +12,9 @@ from sqlmodel import Session, col, select
 from storefront.api.app import create_api
 from storefront.config import Settings
 from storefront.models import Order, OrderItem
-from storefront.services import catalog
-from storefront.services.fulfilment import printify_order_body
-from storefront.services.payments import TestPaymentGateway
+from storefront.services.catalog import catalog
+from storefront.services.orders.fulfilment import printify_order_body
+from storefront.services.payments.gateway import TestPaymentGateway
 from tests.ordering import Pick, order_payload, seed_demo
 
 ORDERS = "/api/printify/orders"

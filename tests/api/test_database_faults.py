@@ -18,7 +18,7 @@ from storefront.api.app import create_api
 from storefront.api.database_errors import DATABASE_UNAVAILABLE
 from storefront.config import Settings
 from storefront.models import Order, OrderItem, OutboxJob
-from storefront.services.payments import TestPaymentGateway
+from storefront.services.payments.gateway import TestPaymentGateway
 from tests.ordering import GOOD_CARD, order_payload, pick, seed_demo
 
 ORDERS = "/api/printify/orders"

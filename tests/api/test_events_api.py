@@ -15,8 +15,8 @@ from sqlmodel import Session, func, select
 from storefront.api.app import create_api
 from storefront.config import Settings
 from storefront.models import Event
-from storefront.services.auth import SESSION_REQUIRED
-from storefront.services.events import (
+from storefront.services.admin.auth import SESSION_REQUIRED
+from storefront.services.events.events import (
     BAD_LINK,
     END_BEFORE_START,
     EVENT_NOT_FOUND,
@@ -24,7 +24,7 @@ from storefront.services.events import (
     LOCATION_REQUIRED,
     TITLE_REQUIRED,
 )
-from storefront.services.payments import TestPaymentGateway
+from storefront.services.payments.gateway import TestPaymentGateway
 
 PASSWORD = "correct horse battery"
 EVENTS = "/api/events"

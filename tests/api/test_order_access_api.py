@@ -14,8 +14,8 @@ from sqlmodel import Session, select
 from storefront.api.app import TOO_MANY_PAYMENT_REQUESTS, create_api
 from storefront.config import Settings
 from storefront.models import Order, OrderItem
-from storefront.services.order_payment import TOO_MANY_DECLINES
-from storefront.services.payments import TestPaymentGateway
+from storefront.services.orders.order_payment import TOO_MANY_DECLINES
+from storefront.services.payments.gateway import TestPaymentGateway
 from tests.ordering import DECLINED_CARD, GOOD_CARD, SHIPPING_ADDRESS, FakeClock, Pick, order_payload, pick, seed_demo
 
 ORDERS = "/api/printify/orders"

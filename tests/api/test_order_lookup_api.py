@@ -11,8 +11,8 @@ from sqlalchemy.engine import Engine
 
 from storefront.api.app import create_api
 from storefront.config import Settings
-from storefront.services.order_lookup import EMAIL_REQUIRED, LOOKUP_INVALID, NUMBER_REQUIRED, TOO_MANY_LOOKUPS
-from storefront.services.payments import TestPaymentGateway
+from storefront.services.orders.order_lookup import EMAIL_REQUIRED, LOOKUP_INVALID, NUMBER_REQUIRED, TOO_MANY_LOOKUPS
+from storefront.services.payments.gateway import TestPaymentGateway
 from tests.ordering import GOOD_CARD, FakeClock, Pick, order_payload, pick, seed_demo
 
 ORDERS = "/api/printify/orders"

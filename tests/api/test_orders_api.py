@@ -13,7 +13,7 @@ from sqlmodel import Session, select
 from storefront.api.app import create_api
 from storefront.config import Settings
 from storefront.models import Order, OutboxJob
-from storefront.services.payments import TestPaymentGateway
+from storefront.services.payments.gateway import TestPaymentGateway
 from tests.ordering import DECLINED_CARD, GOOD_CARD, Pick, order_payload, pick, seed_demo
 
 MISMATCH = "Price mismatch detected. Please refresh and try again."

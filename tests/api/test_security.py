@@ -33,8 +33,8 @@ from storefront import wiring
 from storefront.api.admin import ADMIN_TOKEN_HEADER, require_admin
 from storefront.api.app import create_api
 from storefront.config import Settings
-from storefront.services.auth import SESSION_LIFETIME
-from storefront.services.payments import DECLINED, INSUFFICIENT_FUNDS, TestPaymentGateway
+from storefront.services.admin.auth import SESSION_LIFETIME
+from storefront.services.payments.gateway import DECLINED, INSUFFICIENT_FUNDS, TestPaymentGateway
 from tests.fakes.shopify_server import FakeShopifyServer
 from tests.ordering import FakeClock, order_payload, pick, seed_demo
 

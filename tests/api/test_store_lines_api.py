@@ -13,7 +13,7 @@ from sqlmodel import Session, select
 from storefront.api.app import create_api
 from storefront.config import Settings
 from storefront.models import Order
-from storefront.services.payments import TestPaymentGateway
+from storefront.services.payments.gateway import TestPaymentGateway
 from tests.ordering import order_payload, pick, seed_demo
 
 ORDERS = "/api/printify/orders"

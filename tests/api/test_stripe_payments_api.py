@@ -22,11 +22,16 @@ from sqlmodel import Session, col, select
 from storefront.api.app import create_api
 from storefront.config import Settings
 from storefront.models import Order, OrderHistory, OutboxJob, WebhookDelivery
-from storefront.services.fulfilment import OrderOutbox
-from storefront.services.intent_payments import IntentPayments
-from storefront.services.order_cancellation import ALREADY_PRINTING, PROVIDER_CANCELLED_NOTE, UNQUEUED_NOTE, UnpaidOrderExpiry
+from storefront.services.orders.fulfilment import OrderOutbox
+from storefront.services.orders.intent_payments import IntentPayments
+from storefront.services.orders.order_cancellation import (
+    ALREADY_PRINTING,
+    PROVIDER_CANCELLED_NOTE,
+    UNQUEUED_NOTE,
+    UnpaidOrderExpiry,
+)
 from storefront.services.printify.demo import DEMO_SHOP_ID, DemoPrintProvider
-from storefront.services.stripe_gateway import StripeGateway
+from storefront.services.payments.stripe_gateway import StripeGateway
 from storefront.wiring import session_factory
 from tests.fakes.stripe_server import FakeStripe
 from tests.ordering import FakeClock, Pick, order_payload, pick, seed_demo

@@ -18,8 +18,8 @@ from sqlalchemy.engine import Engine
 from storefront.api.app import TRY_ONS_PER_MINUTE, create_api
 from storefront.api.tryon import BODY_TOO_LARGE, INVALID_BODY, MAX_BODY_BYTES, TRY_ON
 from storefront.config import Settings
-from storefront.services.demo_images import render_garment_cutout
-from storefront.services.images import MAX_IMAGE_BYTES
+from storefront.services.media.demo_images import render_garment_cutout
+from storefront.services.media.images import MAX_IMAGE_BYTES
 from storefront.services.tryon.engine import NO_PERSON_FOUND
 from storefront.services.tryon.local import LocalTryOnEngine
 

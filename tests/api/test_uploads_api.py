@@ -20,9 +20,9 @@ from storefront.api.app import create_api
 from storefront.api.static import IMMUTABLE, ONE_HOUR
 from storefront.config import Settings
 from storefront.models import ImageSource
-from storefront.services.auth import SESSION_REQUIRED
-from storefront.services.catalog_images import src_key
-from storefront.services.images import (
+from storefront.services.admin.auth import SESSION_REQUIRED
+from storefront.services.media.catalog_images import src_key
+from storefront.services.media.images import (
     IMAGE_TOO_LARGE,
     IMAGE_TOO_MANY_PIXELS,
     IMAGE_UNREADABLE,
@@ -30,8 +30,8 @@ from storefront.services.images import (
     rendition_name,
     rendition_widths,
 )
-from storefront.services.payments import TestPaymentGateway
-from storefront.services.uploads import HEIC_NOT_SUPPORTED, MAX_FILES_PER_REQUEST, NO_FILES, TOO_MANY_FILES
+from storefront.services.payments.gateway import TestPaymentGateway
+from storefront.services.media.uploads import HEIC_NOT_SUPPORTED, MAX_FILES_PER_REQUEST, NO_FILES, TOO_MANY_FILES
 from tests.unit.test_uploads import HEIC, encoded, jpeg_with_exif, one_bit_png, png_claiming
 
 PASSWORD = "correct horse battery"

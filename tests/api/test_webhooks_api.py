@@ -16,9 +16,9 @@ from sqlmodel import Session, select
 from storefront.api.app import create_api
 from storefront.config import Settings
 from storefront.models import CatalogProduct, Order, WebhookDelivery
-from storefront.services.payments import TestPaymentGateway
+from storefront.services.payments.gateway import TestPaymentGateway
 from storefront.services.printify.client import SyncPrintifyClient
-from storefront.services.statuses import OrderStatus
+from storefront.services.orders.statuses import OrderStatus
 from tests.fakes.printify_server import DEFAULT_SHOP, FakePrintifyServer, sign_webhook, webhook_event
 from tests.unit.test_order_tracking import new_order
 

@@ -16,8 +16,8 @@ from playwright.sync_api import Locator, Page, expect
 from sqlmodel import Session
 
 from storefront.db import make_engine
-from storefront.services.events import create_event, delete_event, list_events
-from storefront.services.uploads import UploadedFile, store_uploads
+from storefront.services.events.events import create_event, delete_event, list_events
+from storefront.services.media.uploads import UploadedFile, store_uploads
 from storefront.state.events import EVENTS_PAGE_SIZE
 from tests.e2e.browser import open_page
 from tests.e2e.conftest import StoreProcess, StoreServer, reconfigured_store

@@ -9,7 +9,7 @@ from playwright.sync_api import Page, WebSocket, expect
 from sqlmodel import Session
 
 from storefront.db import make_engine, migrate
-from storefront.services.catalog_sync import upsert_product
+from storefront.services.catalog.sync import upsert_product
 from storefront.state.catalog import PRODUCTS_PAGE_SIZE
 from tests.e2e.browser import open_page
 from tests.e2e.conftest import StoreProcess, StoreServer, reconfigured_store

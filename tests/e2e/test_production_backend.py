@@ -14,9 +14,9 @@ from sqlalchemy import text
 
 from storefront.config import PROJECT_ROOT
 from storefront.db import make_engine
-from storefront.services.upload_sweep import SWEEP_JOB
+from storefront.services.events.upload_sweep import SWEEP_JOB
 from storefront.storefront import IMAGES_JOB
-from storefront.services.order_tracking import TRACKING_JOB
+from storefront.services.orders.order_tracking import TRACKING_JOB
 from tests.e2e.conftest import PRINTIFY_SETTINGS
 from tests.e2e.workers import poll, postgres_database
 from tests.serving import free_port, stop_process

@@ -26,8 +26,8 @@ from sqlalchemy.engine import Engine
 
 from storefront.collections import COLLECTIONS
 from storefront.db import make_engine
-from storefront.services.fulfilment import LEASE
-from storefront.services.store_catalogue import SYNC_JOB, WAIT_FOR_HOLDER_SECONDS
+from storefront.services.orders.fulfilment import LEASE
+from storefront.services.catalog.store_catalogue import SYNC_JOB, WAIT_FOR_HOLDER_SECONDS
 from tests.e2e.conftest import StoreProcess, StoreServer
 from tests.e2e.workers import (
     PRODUCTS_STATE, assert_sent_once_to_the_provider, fulfilment_rows, hydrated_client, place_paid_order, poll,
@@ -141,7 +141,7 @@ def _page_one_product_lists(workers: Workers) -> list[RecordedRequest]:
     """The GETs of the shop's product list, page 1, the fake received since the workers were launched.
 
     How they are told apart: the store lists the shop's products only to sync its catalogue
-    (catalog_sync.product_pages, page 1 first; an admin's sync is on request), so each start-up sync is
+    (catalog/sync.py's product_pages, page 1 first; an admin's sync is on request), so each start-up sync is
     one page-1 GET (10 products fit one page). Both workers send the same headers (token, User-Agent)
     and the fake does not record the client's address, so which process synced is read from the sync
     job's lease holder ("host:pid:random", job_leases.PROCESS_HOLDER) against the workers' pids."""

@@ -369,7 +369,7 @@ class FakePrintify:
         if match is None:
             return None
         if path not in self._mockups:
-            from storefront.services.demo_images import (
+            from storefront.services.media.demo_images import (
                 render_garment,  # Pillow, only when images are asked for
             )
             from storefront.services.printify.demo import COLOURS

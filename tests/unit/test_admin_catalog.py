@@ -14,12 +14,13 @@ from sqlmodel import Session, select
 
 from storefront.collections import COLLECTIONS
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
-from storefront.services import admin_catalog, catalog, catalog_sync
-from storefront.services.admin_catalog import ProductForm
-from storefront.services.catalog_sync import SyncProgress, upsert_product
-from storefront.services.errors import NotFoundError, ValidationError
+from storefront.services.admin import admin_catalog
+from storefront.services.catalog import catalog, sync as catalog_sync
+from storefront.services.admin.admin_catalog import ProductForm
+from storefront.services.catalog.sync import SyncProgress, upsert_product
+from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.printify.demo import DemoPrintProvider
-from storefront.services.printify.errors import ProviderError, ProviderNotFound, ProviderUnavailable
+from storefront.services.printify.errors import ProviderError, ProviderNotFound, ProviderUnavailable, provider_reason
 from storefront.services.printify.provider import validation_error
 from tests.ordering import seed_demo
 
@@ -233,7 +234,7 @@ def test_a_refused_save_changes_nothing_locally(session: Session, provider: Demo
             session, Refusing(provider, "update_product"), SHOP, product_id,  # type: ignore[arg-type]
             title="Changed", description="<p>Changed</p>", price="1.00", category="hwdzn",
         )
-    assert admin_catalog.provider_reason(excinfo.value) == REFUSAL
+    assert provider_reason(excinfo.value) == REFUSAL
     assert _cached(engine, product_id)[0].model_dump() == before[0].model_dump()
     assert _cached(engine, product_id)[1] == before[1]
 
@@ -245,7 +246,7 @@ def test_a_product_locked_by_a_publish_cannot_be_saved(
     provider.publish_product(SHOP, product_id)  # a publish nobody confirmed
     with pytest.raises(ProviderError) as excinfo:
         admin_catalog.update_product(session, provider, SHOP, product_id, title="Changed", description="", price="5")
-    assert (excinfo.value.code, admin_catalog.provider_reason(excinfo.value)) == (8252, "Product is disabled for editing")
+    assert (excinfo.value.code, provider_reason(excinfo.value)) == (8252, "Product is disabled for editing")
     assert _cached(engine, product_id)[0].title != "Changed"
 
 
@@ -272,7 +273,7 @@ def test_a_placement_survives_a_catalogue_sync(session: Session, provider: DemoP
     product_id = _shown_id(session, "hwdkn")
     admin_catalog.set_category(session, provider, SHOP, product_id, "hwdpn")
     provider.update_product(SHOP, product_id, {"tags": ["HWDKN"]})  # someone edits the tags at the provider
-    admin_catalog.sync_shop(session, provider, SHOP)
+    catalog_sync.sync_shop(session, provider, SHOP)
     assert _cached(engine, product_id)[0].collection_key == "hwdpn"
 
 
@@ -473,9 +474,9 @@ def test_sync_reports_progress_page_by_page(
     monkeypatch.setattr(catalog_sync, "PAGE_LIMIT", 10)
     total = provider.list_products(SHOP)["total"]
     heard: list[SyncProgress] = []
-    result = admin_catalog.sync_shop(session, provider, SHOP, heard.append)
+    result = catalog_sync.sync_shop(session, provider, SHOP, heard.append)
     pages = -(-total // 10)
-    assert result == admin_catalog.SyncResult(synced=total, removed=0)
+    assert result == catalog_sync.SyncResult(synced=total, removed=0)
     assert [(p.done, p.total, p.page, p.pages) for p in heard] == [
         (min(10 * n, total), total, n, pages) for n in range(1, pages + 1)
     ]
@@ -487,7 +488,7 @@ def test_sync_removes_products_the_provider_no_longer_has(
     gone = {**provider.list_products(SHOP)["data"][0], "id": "f" * 24}
     upsert_product(session, gone, SHOP)
     session.commit()
-    result = admin_catalog.sync_shop(session, provider, SHOP)
+    result = catalog_sync.sync_shop(session, provider, SHOP)
     assert result.removed == 1
     with Session(engine) as fresh:
         assert fresh.get(CatalogProduct, "f" * 24) is None
@@ -512,7 +513,7 @@ class Shifting:
 
 def test_sync_keeps_a_product_a_shifting_listing_missed(session: Session, provider: DemoPrintProvider, engine: Engine) -> None:
     missed = _shown_id(session)
-    result = admin_catalog.sync_shop(session, Shifting(provider, missed), SHOP)  # type: ignore[arg-type]
+    result = catalog_sync.sync_shop(session, Shifting(provider, missed), SHOP)  # type: ignore[arg-type]
     assert result.removed == 0
     assert _cached(engine, missed)[0].id == missed
 
@@ -564,9 +565,9 @@ def test_margin_of_a_free_variant_has_no_percentage() -> None:
 
 
 def test_provider_reason_prefers_the_validation_reason() -> None:
-    assert admin_catalog.provider_reason(validation_error("title: Too long.")) == "title: Too long."
-    assert admin_catalog.provider_reason(ProviderNotFound(details={"error": "Not found"})) == "Not found"
-    assert admin_catalog.provider_reason(ProviderUnavailable("Service Unavailable")) == "Service Unavailable"
+    assert provider_reason(validation_error("title: Too long.")) == "title: Too long."
+    assert provider_reason(ProviderNotFound(details={"error": "Not found"})) == "Not found"
+    assert provider_reason(ProviderUnavailable("Service Unavailable")) == "Service Unavailable"
 
 
 @pytest.mark.parametrize(("value", "cents"), [("29.99", 2999), (0, 0), (12, 1200), ("0.005", 1), (99_999.99, 9_999_999)])

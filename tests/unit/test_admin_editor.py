@@ -1,6 +1,6 @@
 """The Product Editor's Save All rules and messages."""
 
-from storefront.services.admin_editor import changed_fields, rows_to_save, save_all_outcome
+from storefront.services.admin.admin_editor import changed_fields, rows_to_save, save_all_outcome
 
 
 def _row(editing: bool = True, **values: str) -> dict[str, object]:

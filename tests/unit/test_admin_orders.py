@@ -13,8 +13,8 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select, update
 
 from storefront.models import Order, OutboxJob
-from storefront.services import admin_orders
-from storefront.services.admin_orders import (
+from storefront.services.admin import admin_orders
+from storefront.services.admin.admin_orders import (
     CSV_HEADER,
     NO_ATTENTION,
     NOT_PAID,
@@ -22,20 +22,19 @@ from storefront.services.admin_orders import (
     list_orders,
     order_detail,
     order_stats,
-    payment_label,
     retry_fulfilment,
     revenue_by_day,
     serialize_page,
-    status_label,
 )
-from storefront.services.checkout import create_order
-from storefront.services.errors import ConflictError, NotFoundError, ValidationError
-from storefront.services.fulfilment import OrderOutbox
-from storefront.services.order_access import find_order, reissue_token
-from storefront.services.order_payment import OrderPayments, card_from_form
-from storefront.services.payments import TestPaymentGateway
+from storefront.services.orders.checkout import create_order
+from storefront.services.platform.errors import ConflictError, NotFoundError, ValidationError
+from storefront.services.orders.fulfilment import OrderOutbox
+from storefront.services.orders.order_access import find_order, reissue_token
+from storefront.services.orders.order_payment import OrderPayments, card_from_form
+from storefront.services.payments.gateway import TestPaymentGateway
 from storefront.services.printify.demo import DEMO_SHOP_ID, DemoPrintProvider
 from storefront.services.printify.provider import validation_error
+from storefront.services.orders.statuses import payment_label, status_label
 from storefront.wiring import session_factory
 from tests.ordering import GOOD_CARD, FakeClock, order_payload, pick, seed_demo
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from storefront.services.admin_catalog import AdminProductRow, VariantMargin, VariantRow
-from storefront.services.errors import ServiceError, ValidationError
+from storefront.services.admin.admin_catalog import AdminProductRow, VariantMargin, VariantRow
+from storefront.services.platform.errors import ServiceError, ValidationError
 from storefront.services.printify.provider import validation_error
 from storefront.state.admin.product_management import (
     PRINT_PROVIDER_OPTIONS,

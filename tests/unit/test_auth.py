@@ -10,7 +10,7 @@ from sqlmodel import Session, select
 
 from storefront.config import Settings
 from storefront.models import AdminSession
-from storefront.services.auth import (
+from storefront.services.admin.auth import (
     INVALID_CREDENTIALS,
     PASSWORD_REQUIRED,
     SESSION_LIFETIME,
@@ -19,7 +19,7 @@ from storefront.services.auth import (
     AdminAuth,
     PasswordHash,
 )
-from storefront.services.errors import TooManyRequestsError, UnauthorizedError, ValidationError
+from storefront.services.platform.errors import TooManyRequestsError, UnauthorizedError, ValidationError
 from storefront.wiring import session_factory
 from tests.ordering import FakeClock
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from storefront.services.cart import (
+from storefront.services.orders.cart import (
     CART_STORAGE_KEY,
     MAX_LINE_QUANTITY,
     CartLine,

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from storefront.services import cart
-from storefront.services.cart import SOURCE_STORE, CartLine
-from storefront.services.checkout import (
+from storefront.services.orders import cart
+from storefront.services.orders.cart import SOURCE_STORE, CartLine
+from storefront.services.orders.checkout import (
     STORE_ITEMS_REFUSED,
     checkout_payload,
     validate_order_payload,
 )
-from storefront.services.errors import NotFoundError, ValidationError
+from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.shopify.catalogue import (
     StoreImage,
     StoreProduct,
@@ -29,7 +29,7 @@ from storefront.services.shopify.catalogue import (
     StoreVariant,
 )
 from storefront.services.shopify.demo import DemoStoreCatalogue
-from storefront.services.store_lines import priced_store_line, repriced_store_lines, store_line
+from storefront.services.orders.store_lines import priced_store_line, repriced_store_lines, store_line
 from storefront.state.cart import CartState, options_text
 from tests.ordering import SHIPPING_ADDRESS, order_payload
 

@@ -13,7 +13,7 @@ from sqlmodel import Session
 
 from storefront.collections import COLLECTIONS
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
-from storefront.services.catalog import (
+from storefront.services.catalog.catalog import (
     PLACEHOLDER_IMAGE,
     PLACEHOLDER_PICTURE,
     chosen_image,
@@ -27,10 +27,10 @@ from storefront.services.catalog import (
     pick_image,
     search_products,
 )
-from storefront.services.catalog_sync import upsert_product
-from storefront.services.errors import NotFoundError, ValidationError
+from storefront.services.catalog.sync import upsert_product
+from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.printify.demo import DemoPrintProvider
-from storefront.services.seed import seed_catalogue_if_empty
+from storefront.services.catalog.seed import seed_catalogue_if_empty
 from tests.renditions import remember_prepared, shown
 
 SHOP_ID = 7

@@ -13,13 +13,13 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from storefront.models import CatalogImage, ImageSource
-from storefront.services import catalog, listing
-from storefront.services.catalog_images import CatalogImagePreparer, src_key
-from storefront.services.catalog_sync import sync_catalogue, upsert_product
-from storefront.services.image_sources import ImageSourceLoader
-from storefront.services.images import IMAGE_UNREADABLE, rendition_name, rendition_widths
+from storefront.services.catalog import catalog, listing
+from storefront.services.media.catalog_images import CatalogImagePreparer, src_key
+from storefront.services.catalog.sync import sync_catalogue, upsert_product
+from storefront.services.media.image_sources import ImageSourceLoader
+from storefront.services.media.images import IMAGE_UNREADABLE, rendition_name, rendition_widths
 from storefront.services.printify.demo import DemoPrintProvider
-from storefront.services.seed import seed_catalogue_if_empty
+from storefront.services.catalog.seed import seed_catalogue_if_empty
 from tests.fakes.printify_server import FakePrintifyServer
 
 
@@ -228,7 +228,7 @@ def test_lost_rendition_files_are_made_again(engine: Engine, fake: FakePrintifyS
 
 
 def test_an_upload_address_outside_the_uploads_folder_is_refused(tmp_path: Path) -> None:
-    from storefront.services.images import ImageRejected
+    from storefront.services.media.images import ImageRejected
 
     (tmp_path / "secret.png").write_bytes(b"x")
     with pytest.raises(ImageRejected):

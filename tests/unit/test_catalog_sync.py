@@ -10,9 +10,9 @@ from sqlmodel import Session, select
 
 from storefront.collections import COLLECTIONS
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
-from storefront.services.catalog_sync import parse_provider_time, sync_catalogue, upsert_product
+from storefront.services.catalog.sync import parse_provider_time, sync_catalogue, upsert_product
 from storefront.services.printify.demo import DemoPrintProvider
-from storefront.services.seed import seed_catalogue_if_empty
+from storefront.services.catalog.seed import seed_catalogue_if_empty
 
 
 @pytest.fixture

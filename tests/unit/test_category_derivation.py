@@ -1,6 +1,6 @@
 import pytest
 
-from storefront.services.catalog import derive_collection
+from storefront.services.catalog.catalog import derive_collection
 
 
 @pytest.mark.parametrize(

@@ -11,10 +11,10 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from storefront.models import CatalogProduct, Order, OrderItem
-from storefront.services import checkout
-from storefront.services.cart import CartLine
-from storefront.services.checkout import PricedLine, create_order, order_totals, validate_order_payload
-from storefront.services.errors import ConflictError, NotFoundError, ValidationError
+from storefront.services.orders import checkout
+from storefront.services.orders.cart import CartLine
+from storefront.services.orders.checkout import PricedLine, create_order, order_totals, validate_order_payload
+from storefront.services.platform.errors import ConflictError, NotFoundError, ValidationError
 from tests.ordering import SHIPPING_ADDRESS, Pick, order_payload, pick, seed_demo
 
 MISMATCH = "Price mismatch detected. Please refresh and try again."

@@ -11,8 +11,8 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from storefront.models import CatalogImage, OrderItem
-from storefront.services import checkout
-from storefront.services.cart import (
+from storefront.services.orders import checkout
+from storefront.services.orders.cart import (
     CartLine,
     add_line,
     decrement,
@@ -22,7 +22,7 @@ from storefront.services.cart import (
     remove_line,
     set_quantity,
 )
-from storefront.services.catalog import (
+from storefront.services.catalog.catalog import (
     COLOR_NOT_AVAILABLE,
     SIZE_NOT_AVAILABLE,
     LinePrice,
@@ -30,10 +30,10 @@ from storefront.services.catalog import (
     line_price,
     search_products,
 )
-from storefront.services.catalog_sync import upsert_product
-from storefront.services.errors import ValidationError
-from storefront.services.fulfilment import printify_order_body
-from storefront.services.shopping import COLOR_REQUIRED, new_cart_line, quick_add_line, refresh_lines
+from storefront.services.catalog.sync import upsert_product
+from storefront.services.platform.errors import ValidationError
+from storefront.services.orders.fulfilment import printify_order_body
+from storefront.services.orders.shopping import COLOR_REQUIRED, new_cart_line, quick_add_line, refresh_lines
 from tests.ordering import Pick, order_payload
 from tests.renditions import remember_prepared, shown
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from storefront.services.demo_events import seed_events_if_empty
-from storefront.services.events import list_events
+from storefront.services.events.demo_events import seed_events_if_empty
+from storefront.services.events.events import list_events
 
 
 def test_demo_events_are_seeded_once_with_photos_and_renditions(engine: Engine, tmp_path: Path) -> None:

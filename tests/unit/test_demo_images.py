@@ -8,7 +8,7 @@ import pytest
 from PIL import Image
 
 from storefront.collections import COLLECTIONS, HWDRN
-from storefront.services.demo_images import ensure_png, hex_to_rgb, render_collection_tile, render_garment
+from storefront.services.media.demo_images import ensure_png, hex_to_rgb, render_collection_tile, render_garment
 
 KINDS = ("tee", "hoodie", "crewneck")
 PRIMARY, SECONDARY = "#c8102e", "#ffffff"

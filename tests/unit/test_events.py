@@ -11,10 +11,10 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, func, select
 
 from storefront.models import Event, ImageSource
-from storefront.services import events
-from storefront.services.catalog_images import src_key
-from storefront.services.errors import NotFoundError, ValidationError
-from storefront.services.events import (
+from storefront.services.events import events
+from storefront.services.media.catalog_images import src_key
+from storefront.services.platform.errors import NotFoundError, ValidationError
+from storefront.services.events.events import (
     BAD_CAPACITY,
     BAD_DATE,
     BAD_IMAGE,
@@ -386,7 +386,7 @@ def test_an_event_price_reads_free_at_zero_and_as_dollars_otherwise() -> None:
 
 
 def test_a_huge_price_is_refused_as_a_price_not_a_crash() -> None:
-    from storefront.services.events import parse_price_cents
+    from storefront.services.events.events import parse_price_cents
 
     for huge in ("1e30", "1000000.001", 10**40):
         with pytest.raises(ValueError):

@@ -8,8 +8,8 @@ import httpx
 import pytest
 
 from storefront.collections import COLLECTIONS
-from storefront.services.catalog import derive_collection, plain_text
-from storefront.services.catalog_sync import variant_labels
+from storefront.services.catalog.catalog import derive_collection, plain_text
+from storefront.services.catalog.sync import variant_labels
 from tests.fakes.printify_server import CONTROL_SHIP_PATH, FakePrintifyServer
 from tests.fakes.printify_shop import PRODUCTS, seeded_shop
 

@@ -13,9 +13,9 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from storefront.models import Order, OutboxJob
-from storefront.services.checkout import create_order, order_items
-from storefront.services.errors import ValidationError
-from storefront.services.fulfilment import (
+from storefront.services.orders.checkout import create_order, order_items
+from storefront.services.platform.errors import ValidationError
+from storefront.services.orders.fulfilment import (
     LEASE,
     RETRY_MAX_SECONDS,
     SEND_TO_PRODUCTION,
@@ -26,9 +26,9 @@ from storefront.services.fulfilment import (
     retry_delay,
     start_outbox_worker,
 )
-from storefront.services.order_access import find_order, reissue_token
-from storefront.services.order_payment import OrderPayments, card_from_form
-from storefront.services.payments import CardDetails, PaymentDeclined, TestPaymentGateway
+from storefront.services.orders.order_access import find_order, reissue_token
+from storefront.services.orders.order_payment import OrderPayments, card_from_form
+from storefront.services.payments.gateway import CardDetails, PaymentDeclined, TestPaymentGateway
 from storefront.services.printify.demo import DEMO_SHOP_ID, DemoPrintProvider
 from storefront.services.printify.errors import (
     ProviderError,
@@ -286,7 +286,7 @@ def test_an_order_the_provider_refuses_stops_retrying_and_needs_attention(
     _pay(engine, order_id, GOOD, clock=clock)
     refused = FlakyProvider(provider, validation_error("address_to.zip: The address to.zip is invalid."))
     outbox = _outbox(engine, refused, clock)
-    with caplog.at_level(logging.WARNING, logger="storefront.services.fulfilment"):
+    with caplog.at_level(logging.WARNING, logger="storefront.services.orders.fulfilment"):
         assert outbox.run_due() == 0
         for _ in range(3):
             clock.advance(RETRY_MAX_SECONDS)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from storefront.services import images
-from storefront.services.images import ImageRejected, picture, prepare_image, rendition_widths
+from storefront.services.media import images
+from storefront.services.media.images import ImageRejected, picture, prepare_image, rendition_widths
 
 
 def encoded(size: tuple[int, int], fmt: str = "PNG", colour: str = "crimson", **save_args: object) -> bytes:

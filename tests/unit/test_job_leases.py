@@ -13,8 +13,8 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from storefront.services import store_catalogue
-from storefront.services.job_leases import JobLeases, one_at_a_time
+from storefront.services.catalog import store_catalogue
+from storefront.services.platform.job_leases import JobLeases, one_at_a_time
 from storefront.services.printify.demo import DemoPrintProvider
 
 JOB = "nightly-job"

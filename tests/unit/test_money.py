@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from storefront.services.money import cents_to_dollars, dollars_to_cents, format_usd
+from storefront.services.platform.money import cents_to_dollars, dollars_to_cents, format_usd
 
 
 @pytest.mark.parametrize(

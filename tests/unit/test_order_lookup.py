@@ -11,11 +11,11 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, update
 
 from storefront.models import Order, OrderItem
-from storefront.services import order_lookup
-from storefront.services.checkout import place_order
-from storefront.services.errors import NotFoundError, ValidationError
-from storefront.services.order_access import ORDER_NOT_FOUND
-from storefront.services.order_lookup import (
+from storefront.services.orders import order_lookup
+from storefront.services.orders.checkout import place_order
+from storefront.services.platform.errors import NotFoundError, ValidationError
+from storefront.services.orders.order_access import ORDER_NOT_FOUND
+from storefront.services.orders.order_lookup import (
     EMAIL_REQUIRED,
     LOOKUP_INVALID,
     NUMBER_REQUIRED,
@@ -23,8 +23,8 @@ from storefront.services.order_lookup import (
     lookup_request,
     order_view_by_token,
 )
-from storefront.services.order_payment import OrderPayments, card_from_form
-from storefront.services.payments import TestPaymentGateway
+from storefront.services.orders.order_payment import OrderPayments, card_from_form
+from storefront.services.payments.gateway import TestPaymentGateway
 from storefront.state.order_status import _read_remembered, order_card, remembered_order
 from storefront.wiring import session_factory
 from tests.ordering import GOOD_CARD, Pick, order_payload, pick, seed_demo

@@ -12,10 +12,10 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from storefront.models import Order, OutboxJob, PaymentAttempt
-from storefront.services.checkout import PlacedOrder, place_order
-from storefront.services.errors import ConflictError, NotFoundError, TooManyRequestsError
-from storefront.services.order_payment import CLAIM_LEASE, OrderPayments, card_from_form
-from storefront.services.payments import CardDetails, PaymentResult, TestPaymentGateway
+from storefront.services.orders.checkout import PlacedOrder, place_order
+from storefront.services.platform.errors import ConflictError, NotFoundError, TooManyRequestsError
+from storefront.services.orders.order_payment import CLAIM_LEASE, OrderPayments, card_from_form
+from storefront.services.payments.gateway import CardDetails, PaymentResult, TestPaymentGateway
 from storefront.wiring import session_factory
 from tests.ordering import DECLINED_CARD, GOOD_CARD, FakeClock, order_payload, pick, seed_demo
 

@@ -13,7 +13,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from storefront.models import Order
-from storefront.services.order_tracking import (
+from storefront.services.orders.order_tracking import (
     DEFAULT_POLL_INTERVAL,
     OrderTracker,
     apply_provider_order,
@@ -24,7 +24,7 @@ from storefront.services.order_tracking import (
 )
 from storefront.services.printify.demo import DEMO_SHOP_ID, DemoPrintProvider
 from storefront.services.printify.errors import ProviderNotFound, ProviderUnavailable
-from storefront.services.statuses import OrderStatus
+from storefront.services.orders.statuses import OrderStatus
 from storefront.wiring import session_factory
 from tests.ordering import FakeClock
 

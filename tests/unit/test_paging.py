@@ -12,10 +12,10 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, delete
 
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
-from storefront.services.catalog import search_products
-from storefront.services.listing import ProductCardSummary, product_page
+from storefront.services.catalog.catalog import search_products
+from storefront.services.catalog.listing import ProductCardSummary, product_page
 from storefront.services.printify.demo import DemoPrintProvider
-from storefront.services.seed import seed_catalogue_if_empty
+from storefront.services.catalog.seed import seed_catalogue_if_empty
 from tests.unit.test_catalog import add, printify_product
 
 

@@ -6,8 +6,8 @@ from datetime import date
 
 import pytest
 
-from storefront.services.errors import ConflictError, ValidationError
-from storefront.services.payments import (
+from storefront.services.platform.errors import ConflictError, ValidationError
+from storefront.services.payments.gateway import (
     CardDetails,
     PaymentDeclined,
     PaymentGateway,

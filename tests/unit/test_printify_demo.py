@@ -19,8 +19,8 @@ from storefront.services.printify import (
     paginate,
 )
 from storefront.services.printify.errors import ProviderRateLimited, ProviderUnavailable
-from storefront.services.errors import ServiceError
-from storefront.services.images import cutout_path
+from storefront.services.platform.errors import ServiceError
+from storefront.services.media.images import cutout_path
 
 SHOP = 1
 HEX24 = re.compile(r"^[0-9a-f]{24}$")

@@ -9,13 +9,13 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from storefront.models import CatalogProduct, Order, OutboxJob
-from storefront.services.checkout import create_order
-from storefront.services.fulfilment import RETRY_MAX_SECONDS, SEND_TO_PRODUCTION, OrderOutbox
-from storefront.services.order_access import reissue_token
-from storefront.services.order_payment import OrderPayments, card_from_form
-from storefront.services.payments import TestPaymentGateway
+from storefront.services.orders.checkout import create_order
+from storefront.services.orders.fulfilment import RETRY_MAX_SECONDS, SEND_TO_PRODUCTION, OrderOutbox
+from storefront.services.orders.order_access import reissue_token
+from storefront.services.orders.order_payment import OrderPayments, card_from_form
+from storefront.services.payments.gateway import TestPaymentGateway
 from storefront.services.printify.client import SyncPrintifyClient
-from storefront.services.store_catalogue import sync_store_catalogue
+from storefront.services.catalog.store_catalogue import sync_store_catalogue
 from storefront.wiring import session_factory
 from tests.fakes.printify_server import FakePrintifyServer, printify_server  # noqa: F401 (fixture)
 from tests.ordering import GOOD_CARD, FakeClock, order_payload, pick

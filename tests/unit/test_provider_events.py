@@ -15,11 +15,11 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, select
 
 from storefront.models import CatalogProduct, Order, WebhookDelivery
-from storefront.services import provider_events
-from storefront.services.catalog_sync import upsert_product
+from storefront.services.orders import provider_events
+from storefront.services.catalog.sync import upsert_product
 from storefront.services.printify.errors import ProviderError, ProviderNotFound, ProviderUnavailable
 from storefront.services.printify.provider import validation_error
-from storefront.services.provider_events import (
+from storefront.services.orders.provider_events import (
     INVALID_PAYLOAD,
     INVALID_SIGNATURE,
     STORE_FAILED,
@@ -31,7 +31,7 @@ from storefront.services.provider_events import (
     parse_event,
     signature_is_valid,
 )
-from storefront.services.statuses import OrderStatus
+from storefront.services.orders.statuses import OrderStatus
 from storefront.wiring import session_factory
 from tests.fakes.printify_server import make_product, sign_webhook, webhook_event
 from tests.ordering import FakeClock

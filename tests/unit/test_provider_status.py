@@ -10,7 +10,7 @@ import pytest
 from storefront.config import Settings
 from storefront.services.printify.demo import DemoPrintProvider
 from storefront.services.printify.errors import ProviderUnauthorized
-from storefront.services.provider_status import (
+from storefront.services.printify.provider_status import (
     DEPLOYMENT_TITLE,
     LOCAL_TITLE,
     MIN_REFRESH_INTERVAL,
@@ -142,7 +142,7 @@ def test_the_store_shop_is_the_configured_one_else_the_first(tmp_path: Path, mon
 def test_a_failing_check_is_logged_once_until_it_changes(settings: Settings, caplog: pytest.LogCaptureFixture) -> None:
     provider, clock = CountingProvider(error=ProviderUnauthorized("Unauthenticated.")), FakeClock()
     health = ProviderHealth(settings, provider, clock, background=run_now)
-    with caplog.at_level(logging.INFO, logger="storefront.services.provider_status"):
+    with caplog.at_level(logging.INFO, logger="storefront.services.printify.provider_status"):
         health.status()
         clock.now += STATUS_TTL
         health.status()

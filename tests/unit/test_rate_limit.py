@@ -8,8 +8,8 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from storefront.models import RateCounter
-from storefront.services.errors import TooManyRequestsError
-from storefront.services.rate_limit import RateLimiter
+from storefront.services.platform.errors import TooManyRequestsError
+from storefront.services.platform.rate_limit import RateLimiter
 from storefront.wiring import session_factory
 from tests.ordering import FakeClock
 

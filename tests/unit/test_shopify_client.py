@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from storefront.services.errors import NotFoundError, ValidationError
+from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.shopify.catalogue import (
     COLLECTIONS_FAILED,
     PRODUCT_FAILED,

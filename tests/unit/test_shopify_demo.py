@@ -9,7 +9,7 @@ import pytest
 
 from storefront import wiring
 from storefront.config import Settings
-from storefront.services.errors import NotFoundError, ValidationError
+from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.shopify.catalogue import (
     PRODUCT_NOT_FOUND,
     STATUS_DEMO,

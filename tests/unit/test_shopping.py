@@ -8,9 +8,9 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, update
 
 from storefront.models import CatalogProduct, CatalogVariant
-from storefront.services.catalog import get_product, line_price
-from storefront.services.errors import NotFoundError, ValidationError
-from storefront.services.shopping import (
+from storefront.services.catalog.catalog import get_product, line_price
+from storefront.services.platform.errors import NotFoundError, ValidationError
+from storefront.services.orders.shopping import (
     NO_VARIANTS_TEXT,
     SIZE_REQUIRED,
     new_cart_line,

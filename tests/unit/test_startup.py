@@ -9,7 +9,7 @@ import pytest
 
 import storefront.storefront as store
 from storefront.config import Settings
-from storefront.services.auth import DEFAULT_PASSWORD_WARNING
+from storefront.services.admin.auth import DEFAULT_PASSWORD_WARNING
 
 
 async def _start(settings: Settings) -> None:

@@ -13,8 +13,9 @@ from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Session, delete, select, update
 
 from storefront.models import CatalogProduct, CatalogVariant
-from storefront.services import admin_catalog, catalog, listing
-from storefront.services.text_search import SEARCH_TABLE, case_variants, contains_text, fts_phrase, like_pattern
+from storefront.services.admin import admin_catalog
+from storefront.services.catalog import catalog, listing
+from storefront.services.catalog.text_search import SEARCH_TABLE, case_variants, contains_text, fts_phrase, like_pattern
 from tests.unit.test_catalog import SHOP_ID, add, printify_product
 
 #: id -> (title, description HTML): the texts every tricky query below is tried against.

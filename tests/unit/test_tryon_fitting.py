@@ -10,7 +10,7 @@ import logging
 import pytest
 from PIL import Image
 
-from storefront.services.images import MAX_IMAGE_BYTES
+from storefront.services.media.images import MAX_IMAGE_BYTES
 from storefront.services.tryon import fitting
 from storefront.services.tryon.data_urls import MAX_ENCODED_LENGTH, decode_data_url, image_data_url
 from storefront.services.tryon.engine import (
@@ -23,7 +23,7 @@ from storefront.services.tryon.engine import (
     UnsupportedImage,
     decode_inputs,
 )
-from storefront.services.errors import ValidationError
+from storefront.services.platform.errors import ValidationError
 
 
 def encoded(image: Image.Image, fmt: str = "PNG", **params: object) -> bytes:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from storefront.services.demo_images import render_garment, render_garment_cutout
+from storefront.services.media.demo_images import render_garment, render_garment_cutout
 from storefront.services.tryon.engine import GARMENT_FIELD, UnsupportedImage
 from storefront.services.tryon.garment import (
     NO_GARMENT,

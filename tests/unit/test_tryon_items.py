@@ -14,11 +14,11 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from storefront.models import CatalogImage, CatalogProduct
-from storefront.services.errors import NotFoundError
-from storefront.services.image_sources import ImageSourceLoader
-from storefront.services.images import PreparedImage, cutout_path, prepare_image
+from storefront.services.platform.errors import NotFoundError
+from storefront.services.media.image_sources import ImageSourceLoader
+from storefront.services.media.images import PreparedImage, cutout_path, prepare_image
 from storefront.services.printify.demo import DemoPrintProvider
-from storefront.services.seed import seed_catalogue_if_empty
+from storefront.services.catalog.seed import seed_catalogue_if_empty
 from storefront.services.tryon import items
 
 

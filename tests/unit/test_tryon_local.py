@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 from skimage import data
 
-from storefront.services.demo_images import render_garment, render_garment_cutout
+from storefront.services.media.demo_images import render_garment, render_garment_cutout
 from storefront.services.tryon import local as local_module
 from storefront.services.tryon.engine import (
     GARMENT_FIELD,

@@ -11,7 +11,7 @@ import httpx
 import pytest
 from PIL import Image
 
-from storefront.services.images import IMAGE_UNREADABLE
+from storefront.services.media.images import IMAGE_UNREADABLE
 from storefront.services.tryon import (
     ENGINE_FAILED,
     NO_PERSON_FOUND,

@@ -11,7 +11,7 @@ from skimage import data as samples
 
 from storefront import wiring
 from storefront.config import Settings
-from storefront.services.demo_images import render_garment_cutout
+from storefront.services.media.demo_images import render_garment_cutout
 from storefront.services.tryon import RemoteTryOnEngine
 from storefront.services.tryon.local import LocalTryOnEngine
 from tests.fakes.tryon_server import DEFAULT_API_KEY, FakeTryOnServer, tryon_server  # noqa: F401 (fixture)

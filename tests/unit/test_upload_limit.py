@@ -10,8 +10,8 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import Message
 
-from storefront.services.events import MAX_EVENT_IMAGES
-from storefront.services.images import MAX_IMAGE_BYTES
+from storefront.services.events.events import MAX_EVENT_IMAGES
+from storefront.services.media.images import MAX_IMAGE_BYTES
 from storefront.upload_limit import MAX_UPLOAD_BYTES, UPLOAD_TOO_LARGE, UploadLimit
 
 LIMIT = 1000

@@ -13,11 +13,11 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from storefront.models import Event, ImageSource
-from storefront.services.catalog_images import src_key
-from storefront.services.images import rendition_name, rendition_widths
-from storefront.services.job_leases import JobLeases
-from storefront.services.upload_sweep import GRACE, SWEEP_EVERY_SECONDS, SWEEP_JOB, sweep_step, sweep_uploads
-from storefront.services.uploads import StoredImage, UploadedFile, store_uploads
+from storefront.services.media.catalog_images import src_key
+from storefront.services.media.images import rendition_name, rendition_widths
+from storefront.services.platform.job_leases import JobLeases
+from storefront.services.events.upload_sweep import GRACE, SWEEP_EVERY_SECONDS, SWEEP_JOB, sweep_step, sweep_uploads
+from storefront.services.media.uploads import StoredImage, UploadedFile, store_uploads
 from tests.unit.test_uploads import encoded
 
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=timezone.utc)

@@ -15,10 +15,10 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, func, select
 
 from storefront.models import ImageSource
-from storefront.services import uploads
-from storefront.services.catalog_images import src_key
-from storefront.services.errors import ValidationError
-from storefront.services.images import (
+from storefront.services.media import uploads
+from storefront.services.media.catalog_images import src_key
+from storefront.services.platform.errors import ValidationError
+from storefront.services.media.images import (
     IMAGE_EMPTY,
     IMAGE_TOO_LARGE,
     IMAGE_TOO_MANY_PIXELS,
@@ -26,7 +26,7 @@ from storefront.services.images import (
     MAX_IMAGE_BYTES,
     rendition_name,
 )
-from storefront.services.uploads import (
+from storefront.services.media.uploads import (
     HEIC_NOT_SUPPORTED,
     MAX_FILES_PER_REQUEST,
     NO_FILES,

@@ -7,7 +7,7 @@ from storefront.components import styles
 from storefront.components.admin.layout import section_card
 from storefront.components.empty_state import empty_state
 from storefront.components.product_card import product_image
-from storefront.services.admin_orders import VIEW_AWAITING, VIEW_PAID
+from storefront.services.admin.admin_orders import VIEW_AWAITING, VIEW_PAID
 from storefront.state.admin.orders import REFUND, HistoryRow, ItemRow, OrderRow, OrdersState
 
 COLUMNS = ["Order ID", "Customer", "Total", "Status", "Payment", "Printify Status", "Date", "Actions"]

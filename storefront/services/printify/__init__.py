@@ -1,4 +1,8 @@
-"""Printify access: the PrintProvider protocol, the in-memory demo provider and provider errors."""
+"""Printify access: the PrintProvider protocol, the in-memory demo provider, provider errors, and
+whether the provider answers (`provider_status.py`, for the configuration banner).
+
+May use: platform, media.
+"""
 
 from __future__ import annotations
 

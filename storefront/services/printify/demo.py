@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from storefront.collections import COLLECTIONS, HWDKN, SWDNN, Collection
-from storefront.services import demo_images
-from storefront.services.images import cutout_path
+from storefront.services.media import demo_images
+from storefront.services.media.images import cutout_path
 from storefront.services.printify.errors import ProviderError, ProviderNotFound
 from storefront.services.printify.provider import (
     DEFAULT_PAGE_LIMIT,

@@ -1,8 +1,11 @@
-"""Typed errors raised by Printify providers (demo and real HTTP client)."""
+"""Typed errors raised by Printify providers (demo and real HTTP client), and the provider's own
+words for a refusal (`provider_reason`)."""
 
 from __future__ import annotations
 
-from storefront.services.errors import ServiceError
+from collections.abc import Mapping
+
+from storefront.services.platform.errors import ServiceError
 
 
 class ProviderError(ServiceError):
@@ -89,3 +92,16 @@ class ProviderUnavailable(ProviderError):
 
 class ProviderOutcomeUnknown(ProviderUnavailable):
     """A call that changes state failed after it was sent (timeout, 5xx): it may have taken effect."""
+
+
+def provider_reason(error: ServiceError) -> str:
+    """The provider's own words for a refusal: its validation reason, else its message."""
+    details = error.details
+    if isinstance(details, Mapping):
+        errors = details.get("errors")
+        if isinstance(errors, Mapping) and isinstance(errors.get("reason"), str) and errors["reason"]:
+            return errors["reason"]
+        for key in ("message", "error"):
+            if isinstance(details.get(key), str) and details[key]:
+                return details[key]
+    return error.message

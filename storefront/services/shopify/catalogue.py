@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, Literal, Protocol
 
-from storefront.services.errors import ServiceError
+from storefront.services.platform.errors import ServiceError
 
 STATUS_DEMO = "demo"
 STATUS_CONNECTED = "connected"

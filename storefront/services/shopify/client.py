@@ -49,7 +49,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 
-from storefront.services.errors import NotFoundError, ValidationError
+from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.shopify.catalogue import (
     COLLECTIONS_FAILED,
     MAX_PAGE_SIZE,

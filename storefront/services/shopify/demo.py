@@ -19,8 +19,8 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from storefront.services import demo_images
-from storefront.services.errors import NotFoundError, ValidationError
+from storefront.services.media import demo_images
+from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.shopify.catalogue import (
     MAX_PAGE_SIZE,
     PRODUCT_NOT_FOUND,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from storefront.services.catalog import PLACEHOLDER_PICTURE
-from storefront.services.images import Picture
+from storefront.services.catalog.catalog import PLACEHOLDER_PICTURE
+from storefront.services.media.images import Picture
 from storefront.services.shopify.catalogue import StoreImage
 
 #: Widths asked of Shopify's image CDN for a card's srcset.

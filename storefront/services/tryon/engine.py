@@ -18,8 +18,8 @@ from typing import Protocol, runtime_checkable
 
 from PIL import Image
 
-from storefront.services.errors import ServiceError, ValidationError
-from storefront.services.uploads import UploadedFile, decode_upload
+from storefront.services.platform.errors import ServiceError, ValidationError
+from storefront.services.media.uploads import UploadedFile, decode_upload
 
 #: The fields of `POST /api/try-on` (spec §7), used as the keys of `field_errors`.
 PERSON_FIELD = "userPhoto"

@@ -15,8 +15,8 @@ import threading
 
 from PIL import Image
 
-from storefront.services.images import MAX_IMAGE_BYTES
-from storefront.services.errors import ServiceError
+from storefront.services.media.images import MAX_IMAGE_BYTES
+from storefront.services.platform.errors import ServiceError
 from storefront.services.tryon.data_urls import decode_data_url, image_data_url
 from storefront.services.tryon.engine import (
     GARMENT_FIELD,

@@ -16,10 +16,10 @@ from typing import Any, NamedTuple
 from sqlmodel import Session, col, select
 
 from storefront.models import CatalogImage, CatalogProduct
-from storefront.services.catalog import LISTING_ORDER, chosen_image, matching
-from storefront.services.errors import NotFoundError
-from storefront.services.images import cutout_path, rendition_name, rendition_url, rendition_widths
-from storefront.services.uploads import UPLOADS_URL
+from storefront.services.catalog.catalog import LISTING_ORDER, chosen_image, matching
+from storefront.services.platform.errors import NotFoundError
+from storefront.services.media.images import cutout_path, rendition_name, rendition_url, rendition_widths
+from storefront.services.media.uploads import UPLOADS_URL
 
 #: How many items the page offers (spec: 'list of three Available Items').
 ITEM_COUNT = 3

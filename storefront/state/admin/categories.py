@@ -11,9 +11,9 @@ import reflex as rx
 
 from storefront.config import get_settings
 from storefront.db import session_scope
-from storefront.services import admin_catalog
-from storefront.services.errors import ServiceError
-from storefront.services.money import format_usd
+from storefront.services.admin import admin_catalog
+from storefront.services.platform.errors import ServiceError
+from storefront.services.platform.money import format_usd
 from storefront.state.admin.session import AdminState
 from storefront.state.admin.shops import current_shop
 from storefront.wiring import shared_print_provider

@@ -10,8 +10,8 @@ import reflex as rx
 
 from storefront.config import get_settings
 from storefront.db import session_scope
-from storefront.services import admin_catalog, admin_editor
-from storefront.services.errors import ServiceError
+from storefront.services.admin import admin_catalog, admin_editor
+from storefront.services.platform.errors import ServiceError
 from storefront.state.admin.session import AdminState
 from storefront.state.admin.shops import current_shop
 from storefront.wiring import shared_print_provider

@@ -12,9 +12,10 @@ import reflex as rx
 
 from storefront.config import get_settings
 from storefront.db import session_scope
-from storefront.services import events, uploads
-from storefront.services.errors import ServiceError, ValidationError
-from storefront.services.images import MAX_IMAGE_BYTES
+from storefront.services.events import events
+from storefront.services.media import uploads
+from storefront.services.platform.errors import ServiceError, ValidationError
+from storefront.services.media.images import MAX_IMAGE_BYTES
 from storefront.state.admin.session import AdminState
 
 log = logging.getLogger(__name__)

@@ -8,7 +8,7 @@ from typing import Any
 import reflex as rx
 
 from storefront.config import get_settings
-from storefront.services.errors import ServiceError, ValidationError
+from storefront.services.platform.errors import ServiceError, ValidationError
 from storefront.state.admin.session import DASHBOARD_ROUTE, AdminState, auth
 
 LOGIN_FAILED = "Login failed"

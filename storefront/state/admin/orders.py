@@ -17,15 +17,16 @@ from storefront import db, wiring
 from storefront.config import Settings, get_settings
 from storefront.db import session_scope
 from storefront.models import Order, OrderHistory, OrderItem
-from storefront.services import admin_orders, order_history
-from storefront.services.catalog import PLACEHOLDER_IMAGE
-from storefront.services.errors import ServiceError
-from storefront.services.intent_payments import IntentPayments
-from storefront.services.money import cents_to_dollars, format_usd
-from storefront.services.order_cancellation import OrderCancellations, Outcome
-from storefront.services.payments import PaymentGateway, TestPaymentGateway
-from storefront.services.statuses import OrderStatus, PaymentStatus
-from storefront.services.stripe_gateway import StripeGateway
+from storefront.services.admin import admin_orders
+from storefront.services.orders import order_history
+from storefront.services.catalog.catalog import PLACEHOLDER_IMAGE
+from storefront.services.platform.errors import ServiceError
+from storefront.services.orders.intent_payments import IntentPayments
+from storefront.services.platform.money import cents_to_dollars, format_usd
+from storefront.services.orders.order_cancellation import OrderCancellations, Outcome
+from storefront.services.payments.gateway import PaymentGateway, TestPaymentGateway
+from storefront.services.orders.statuses import OrderStatus, PaymentStatus, payment_label, status_label
+from storefront.services.payments.stripe_gateway import StripeGateway
 from storefront.state.admin.session import AdminState
 
 log = logging.getLogger(__name__)
@@ -169,8 +170,8 @@ def to_row(order: Order) -> OrderRow:
         customer=order.customer_name,
         email=order.customer_email,
         total=format_usd(order.total_cents),
-        status=admin_orders.status_label(order.status),
-        payment=admin_orders.payment_label(order.payment_status),
+        status=status_label(order.status),
+        payment=payment_label(order.payment_status),
         provider_status=provider_status(order),
         date=format_date(order.created_at),
         attention=order.attention_reason or "",
@@ -200,8 +201,8 @@ def to_detail(order: Order) -> OrderDetail:
         shipping=format_usd(order.shipping_cents),
         tax=format_usd(order.tax_cents),
         total=format_usd(order.total_cents),
-        status=admin_orders.status_label(order.status),
-        payment=admin_orders.payment_label(order.payment_status),
+        status=status_label(order.status),
+        payment=payment_label(order.payment_status),
         card=card,
         provider_order_id=order.printify_order_id or "",
         provider_status=provider_status(order),

@@ -13,8 +13,8 @@ import asyncio
 import reflex as rx
 
 from storefront.config import get_settings
-from storefront.services.auth import AdminAuth, SignedIn
-from storefront.services.errors import UnauthorizedError
+from storefront.services.admin.auth import AdminAuth, SignedIn
+from storefront.services.platform.errors import UnauthorizedError
 from storefront.wiring import admin_auth
 
 ADMIN_TOKEN_KEY = "admin-token"

@@ -16,12 +16,13 @@ import reflex as rx
 
 from storefront.config import get_settings
 from storefront.db import session_scope
-from storefront.services import admin_catalog
-from storefront.services.admin_catalog import AdminProductRow, VariantMargin, VariantRow
-from storefront.services.catalog_sync import SyncProgress
-from storefront.services.errors import ServiceError, ValidationError
-from storefront.services.money import format_usd
-from storefront.services.printify.errors import ProviderError
+from storefront.services.admin import admin_catalog
+from storefront.services.catalog import sync as catalog_sync
+from storefront.services.admin.admin_catalog import AdminProductRow, VariantMargin, VariantRow
+from storefront.services.catalog.sync import SyncProgress
+from storefront.services.platform.errors import ServiceError, ValidationError
+from storefront.services.platform.money import format_usd
+from storefront.services.printify.errors import ProviderError, provider_reason
 from storefront.services.printify.provider import PrintProvider
 from storefront.state.admin.session import AdminState
 from storefront.state.admin.shops import ShopsState
@@ -201,7 +202,7 @@ def variant_prices_from_form(form: Mapping[str, Any]) -> dict[int, object]:
 def failure_text(error: Exception, fallback: str) -> str:
     """What a toast says about a refusal: the provider's reason, a service's message, else `fallback`."""
     if isinstance(error, ProviderError):
-        return admin_catalog.provider_reason(error) or fallback
+        return provider_reason(error) or fallback
     if isinstance(error, ServiceError):
         return error.message or fallback
     return fallback
@@ -230,8 +231,8 @@ def _page(shop_id: str, offset: int) -> tuple[list[ProductRow], int]:
     return [to_row(row) for row in page.rows], page.total
 
 
-def _sync(shop_id: str, progress: Callable[[SyncProgress], None]) -> admin_catalog.SyncResult:
-    return _with_session(admin_catalog.sync_shop, admin_catalog.parse_shop_id(shop_id), progress)
+def _sync(shop_id: str, progress: Callable[[SyncProgress], None]) -> catalog_sync.SyncResult:
+    return _with_session(catalog_sync.sync_shop, admin_catalog.parse_shop_id(shop_id), progress)
 
 
 def _sync_price(shop_id: str, product_id: str, price: object) -> AdminProductRow:

@@ -1,0 +1,9 @@
+"""Admin: the back office, on top of the catalogue and the orders.
+
+Staff views of the catalogue cache and every product action staff can take
+(`admin_catalog.py`), the Product Editor's rules (`admin_editor.py`), staff views of orders:
+pages, stat cards, revenue, CSV export, sending a refused order again (`admin_orders.py`), and
+admin sign-in with server-side sessions and login throttling (`auth.py`).
+
+May use: platform, catalog, orders, printify.
+"""

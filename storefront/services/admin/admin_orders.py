@@ -1,0 +1,354 @@
+"""The back office's view of orders: pages newest first, stat cards, revenue by day, CSV export,
+and sending an order the provider refused to it once more."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta, timezone
+from typing import Any
+
+from sqlalchemy import case, func
+from sqlalchemy.sql.elements import ColumnElement
+from sqlmodel import Session, col, select, update
+
+from storefront.models import Order, OrderItem, OutboxJob, utcnow
+from storefront.services.orders.checkout import order_items, serialize_order
+from storefront.services.platform.errors import ConflictError, ValidationError
+from storefront.services.platform.money import cents_to_dollars
+from storefront.services.orders.order_access import find_order
+from storefront.services.orders import order_history
+from storefront.services.orders.fulfilment import pending_step
+from storefront.services.orders.statuses import WAS_PAID, OrderStatus, PaymentStatus
+
+DEFAULT_PAGE_SIZE = 20
+MAX_PAGE_SIZE = 100
+REVENUE_DAYS = 30
+INVALID_CURSOR = "Invalid cursor"
+INVALID_LIMIT = f"Limit must be a whole number from 1 to {MAX_PAGE_SIZE}"
+NOT_PAID = "Only a paid order can be sent to the print provider again."
+NO_ATTENTION = "This order does not need attention: it is already sent or queued for the print provider."
+
+CSV_HEADER = (
+    "Order ID",
+    "Date (UTC)",
+    "Customer Name",
+    "Email",
+    "Total",
+    "Status",
+    "Payment Status",
+    "Printify Status",
+    "Printify Order ID",
+    "Tracking Number",
+    "Needs Attention",
+)
+#: Spreadsheets run a cell starting with one of these as a formula (CSV injection).
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_EXPORT_BATCH = 500
+
+
+# --------------------------------------------------------------------------- pages
+
+
+@dataclass(frozen=True, slots=True)
+class OrderPage:
+    """One page of orders, newest first, with the number of all orders and the next page's cursor."""
+
+    orders: list[Order]
+    total: int
+    next_cursor: str | None
+
+    @property
+    def has_more(self) -> bool:
+        return self.next_cursor is not None
+
+
+def page_limit(value: object) -> int:
+    """A page size from a request (1..MAX_PAGE_SIZE); ValidationError otherwise."""
+    if value is None or value == "":
+        return DEFAULT_PAGE_SIZE
+    try:
+        limit = int(str(value))
+    except ValueError:
+        raise ValidationError(INVALID_LIMIT, {"limit": INVALID_LIMIT}) from None
+    if not 1 <= limit <= MAX_PAGE_SIZE:
+        raise ValidationError(INVALID_LIMIT, {"limit": INVALID_LIMIT})
+    return limit
+
+
+def _cursor_id(cursor: str | None) -> int | None:
+    """The order id a cursor points after; ValidationError for anything we did not hand out."""
+    if cursor is None or cursor == "":
+        return None
+    if not cursor.isdigit() or len(cursor) > 18:
+        raise ValidationError(INVALID_CURSOR, {"cursor": INVALID_CURSOR})
+    return int(cursor)
+
+
+#: The order table's views: every order, the paid ones (what the table shows first), and the
+#: checkouts nobody paid (yet), under 'Awaiting payment'.
+VIEW_ALL = "all"
+VIEW_PAID = "paid"
+VIEW_AWAITING = "awaiting"
+VIEWS = (VIEW_ALL, VIEW_PAID, VIEW_AWAITING)
+INVALID_VIEW = f"View must be one of {', '.join(VIEWS)}"
+
+
+def _view_filter(view: str) -> ColumnElement[bool] | None:
+    if view == VIEW_PAID:
+        return col(Order.payment_status).in_(WAS_PAID)
+    if view == VIEW_AWAITING:
+        return col(Order.payment_status).not_in(WAS_PAID)
+    if view == VIEW_ALL:
+        return None
+    raise ValidationError(INVALID_VIEW, {"view": INVALID_VIEW})
+
+
+def count_orders(session: Session, view: str = VIEW_ALL) -> int:
+    query = select(func.count()).select_from(Order)
+    condition = _view_filter(view)
+    return session.exec(query if condition is None else query.where(condition)).one()
+
+
+def list_orders(
+    session: Session, *, limit: int = DEFAULT_PAGE_SIZE, cursor: str | None = None, view: str = VIEW_ALL
+) -> OrderPage:
+    """A page of orders newest first (by id, so a page never shifts when new orders arrive).
+
+    The cursor is the one the previous page handed out; None starts at the newest order. `view`
+    keeps the paid orders, or the ones awaiting payment, or (default) every order.
+    """
+    limit = page_limit(limit)
+    after = _cursor_id(cursor)
+    condition = _view_filter(view)
+    query = select(Order).order_by(col(Order.id).desc()).limit(limit + 1)
+    if condition is not None:
+        query = query.where(condition)
+    if after is not None:
+        query = query.where(col(Order.id) < after)
+    rows = list(session.exec(query).all())
+    orders = rows[:limit]
+    next_cursor = str(orders[-1].id) if len(rows) > limit else None
+    return OrderPage(orders=orders, total=count_orders(session, view), next_cursor=next_cursor)
+
+
+def items_by_order(session: Session, order_ids: Sequence[int]) -> dict[int, list[OrderItem]]:
+    """The lines of several orders in one query, each order's in the order they were placed."""
+    found: dict[int, list[OrderItem]] = {order_id: [] for order_id in order_ids}
+    if not order_ids:
+        return found
+    query = select(OrderItem).where(col(OrderItem.order_id).in_(list(order_ids))).order_by(col(OrderItem.id))
+    for item in session.exec(query).all():
+        found[item.order_id].append(item)
+    return found
+
+
+def serialize_page(session: Session, page: OrderPage) -> list[dict[str, Any]]:
+    """The page's orders as the spec's admin Order entities (with their items)."""
+    items = items_by_order(session, [order.id for order in page.orders if order.id is not None])
+    return [admin_order(order, items.get(order.id or 0, [])) for order in page.orders]
+
+
+def tracking_fields(order: Order) -> dict[str, Any]:
+    """The latest shipment as the provider reported it: carrier, tracking page, dates (None until known)."""
+    return {
+        "trackingCarrier": order.tracking_carrier,
+        "trackingUrl": order.tracking_url,
+        "shippedAt": order.shipped_at.isoformat() if order.shipped_at else None,
+        "deliveredAt": order.delivered_at.isoformat() if order.delivered_at else None,
+    }
+
+
+def admin_order(order: Order, items: Sequence[OrderItem]) -> dict[str, Any]:
+    """The spec's admin Order entity with the shipment's tracking."""
+    return {**serialize_order(order, items), **tracking_fields(order)}
+
+
+def order_with_items(session: Session, number: str) -> tuple[Order, list[OrderItem]]:
+    """One order and its lines; NotFoundError for an unknown number."""
+    order = find_order(session, number)
+    assert order.id is not None
+    return order, order_items(session, order.id)
+
+
+def history_view(session: Session, order: Order) -> list[dict[str, Any]]:
+    """The order's history for staff, oldest first."""
+    assert order.id is not None
+    return [
+        {"at": row.at.isoformat(), "actor": row.actor, "action": row.action,
+         "label": order_history.label(row.action), "detail": row.detail}
+        for row in order_history.history(session, order.id)
+    ]
+
+
+def order_detail(session: Session, number: str) -> dict[str, Any]:
+    """One order as the spec's admin Order entity with its history; NotFoundError for an unknown number."""
+    order, items = order_with_items(session, number)
+    return {**admin_order(order, items), "history": history_view(session, order)}
+
+
+# --------------------------------------------------------------------------- figures
+
+
+@dataclass(frozen=True, slots=True)
+class OrderStats:
+    """The stat cards: orders that were paid, processing, fulfilled, revenue of paid orders in cents.
+
+    A checkout nobody paid is not an order to staff: it counts nowhere here ('Awaiting payment')."""
+
+    total_orders: int
+    processing: int
+    fulfilled: int
+    revenue_cents: int
+
+
+def _count_where(condition: ColumnElement[bool]) -> ColumnElement[int]:
+    return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
+
+
+def order_stats(session: Session) -> OrderStats:
+    """The four stat cards, counted by the database in one query (paid orders only)."""
+    paid = col(Order.payment_status) == PaymentStatus.PAID
+    row = session.exec(
+        select(
+            func.count(),
+            _count_where(col(Order.status) == OrderStatus.PROCESSING),
+            _count_where(col(Order.status) == OrderStatus.FULFILLED),
+            func.coalesce(func.sum(case((paid, col(Order.total_cents)), else_=0)), 0),
+        )
+        .select_from(Order)
+        .where(col(Order.payment_status).in_(WAS_PAID))
+    ).one()
+    return OrderStats(*(int(value) for value in row))
+
+
+@dataclass(frozen=True, slots=True)
+class DayRevenue:
+    """Revenue of the paid orders placed on one UTC day."""
+
+    day: date
+    revenue_cents: int
+
+
+def _utc_day(session: Session) -> ColumnElement[Any]:
+    """The UTC calendar day of an order's created_at, in the database's own dialect."""
+    if session.get_bind().dialect.name == "postgresql":
+        # timestamptz: date() would use the session's time zone, so convert to UTC first.
+        return func.date(func.timezone("UTC", col(Order.created_at)))
+    # SQLite keeps UTC text without an offset ("2030-01-01 12:00:00.000000").
+    return func.date(col(Order.created_at))
+
+
+def revenue_by_day(session: Session, *, days: int = REVENUE_DAYS, now: datetime | None = None) -> list[DayRevenue]:
+    """Revenue of paid orders per UTC day for the last `days` days, oldest first, days without any at 0."""
+    today = (now or utcnow()).astimezone(timezone.utc).date()
+    first = today - timedelta(days=days - 1)
+    start = datetime.combine(first, time.min, tzinfo=timezone.utc)
+    day = _utc_day(session)
+    rows = session.exec(
+        select(day, func.sum(col(Order.total_cents)))
+        .where(col(Order.payment_status) == PaymentStatus.PAID, col(Order.created_at) >= start)
+        .group_by(day)
+    ).all()
+    # SQLite answers text, PostgreSQL a date.
+    totals = {str(value)[:10]: int(cents or 0) for value, cents in rows}
+    return [
+        DayRevenue(d, totals.get(d.isoformat(), 0)) for d in (first + timedelta(days=n) for n in range(days))
+    ]
+
+
+# --------------------------------------------------------------------------- CSV export
+
+
+def csv_safe(value: str | None) -> str:
+    """A cell a spreadsheet shows as text: one starting like a formula gets a leading quote."""
+    text = value or ""
+    return f"'{text}" if text.startswith(_FORMULA_STARTS) else text
+
+
+def csv_row(order: Order) -> list[str]:
+    """One order as a row under CSV_HEADER; every text the shopper or provider chose is made safe."""
+    return [
+        csv_safe(order.number),
+        order.created_at.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S"),
+        csv_safe(order.customer_name),
+        csv_safe(order.customer_email),
+        f"{cents_to_dollars(order.total_cents):.2f}",
+        csv_safe(order.status),
+        csv_safe(order.payment_status),
+        csv_safe(order.printify_status),
+        csv_safe(order.printify_order_id),
+        csv_safe(order.tracking_number),
+        csv_safe(order.attention_reason),
+    ]
+
+
+def _all_orders(session: Session) -> Iterator[Order]:
+    """Every order newest first, read a batch at a time."""
+    after: int | None = None
+    while True:
+        query = select(Order).order_by(col(Order.id).desc()).limit(_EXPORT_BATCH)
+        if after is not None:
+            query = query.where(col(Order.id) < after)
+        batch = session.exec(query).all()
+        yield from batch
+        if len(batch) < _EXPORT_BATCH:
+            return
+        after = batch[-1].id
+
+
+def write_csv(rows: Iterable[Sequence[str]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerow(CSV_HEADER)
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def export_csv(session: Session) -> str:
+    """Every order, newest first, as CSV text: one row per order under CSV_HEADER."""
+    return write_csv(csv_row(order) for order in _all_orders(session))
+
+
+# --------------------------------------------------------------------------- retry
+
+
+def retry_fulfilment(session: Session, order_number: str) -> Order:
+    """Send a paid order the provider refused to it once more: clear the reason, re-queue its job.
+
+    Only a paid order that needs attention qualifies (ConflictError otherwise); the clearing is
+    a compare-and-set, so two staff pressing Retry together queue the order once.
+    """
+    order = find_order(session, order_number)
+    if order.payment_status != PaymentStatus.PAID:
+        raise ConflictError(NOT_PAID)
+    if order.attention_reason is None:
+        raise ConflictError(NO_ATTENTION)
+    now = utcnow()
+    cleared = session.execute(
+        update(Order)
+        .where(
+            col(Order.id) == order.id,
+            col(Order.payment_status) == PaymentStatus.PAID,
+            col(Order.attention_reason).is_not(None),
+        )
+        .values(attention_reason=None, updated_at=now)
+    ).rowcount
+    if cleared != 1:
+        session.rollback()
+        raise ConflictError(NO_ATTENTION)
+    assert order.id is not None
+    # The step the provider refused is tried again: the send, or the approval for production.
+    kind = pending_step(order)
+    requeued = session.execute(
+        update(OutboxJob)
+        .where(col(OutboxJob.kind) == kind, col(OutboxJob.order_id) == order.id)
+        .values(done_at=None, next_attempt_at=now)
+    ).rowcount
+    if requeued == 0:
+        session.add(OutboxJob(kind=kind, order_id=order.id, next_attempt_at=now, created_at=now))
+    session.commit()
+    session.refresh(order)
+    return order

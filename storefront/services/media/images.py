@@ -1,0 +1,185 @@
+"""Image checks and sized WebP renditions, written once under content-hashed names.
+
+Every picture a shopper sees is a rendition made here: the source is checked by its content (not
+its name or type header), decoded once, and written as WebP at each width of `RENDITION_WIDTHS`
+up to its own width. A rendition's name holds the source's digest, so its URL never changes
+meaning and can be cached by browsers for a year.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import tempfile
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+from storefront.services.platform.errors import ValidationError
+
+#: Widths a picture is rendered at (never wider than its source): a card is about 300 CSS px
+#: wide, the product page about 600, and phones draw them at 2-3 device pixels per CSS pixel.
+RENDITION_WIDTHS: tuple[int, ...] = (320, 640, 960, 1280)
+#: The width a browser without srcset support loads, and the URL kept with a cart line.
+DEFAULT_WIDTH = 640
+#: Renditions are served from here (see api/app.py), with a year-long immutable cache lifetime.
+MEDIA_URL = "/media"
+MAX_IMAGE_BYTES = 10 * 1024 * 1024
+#: Larger images are refused before decoding (a small file can declare a huge canvas).
+MAX_IMAGE_PIXELS = 40_000_000
+ACCEPTED_FORMATS = frozenset({"JPEG", "PNG", "GIF", "WEBP", "MPO"})
+WEBP_QUALITY = 80
+#: Digest characters kept in a file name: 96 bits, far beyond any collision a shop could meet.
+DIGEST_LENGTH = 24
+CUTOUT_SUFFIX = ".cutout.png"
+
+IMAGE_UNREADABLE = "The file is not an image we can read. Use a JPEG, PNG, GIF or WebP image."
+IMAGE_TOO_LARGE = "The image is larger than 10 MB."
+IMAGE_TOO_MANY_PIXELS = "The image is too large: it may have at most 40 million pixels."
+IMAGE_EMPTY = "The image file is empty."
+
+
+class ImageRejected(ValidationError):
+    """The bytes are not an image this store accepts; the message says why, for people."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, {"image": message})
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedImage:
+    """A source image turned into renditions: its digest and its own size in pixels."""
+
+    digest: str
+    width: int
+    height: int
+
+
+@dataclass(frozen=True, slots=True)
+class Picture:
+    """What an <img> needs: a default src, the srcset of every rendition and the intrinsic size."""
+
+    src: str
+    srcset: str
+    width: int
+    height: int
+
+
+def digest_of(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:DIGEST_LENGTH]
+
+
+def rendition_widths(source_width: int) -> tuple[int, ...]:
+    """The widths rendered for a source this wide: each standard width below it, and its own
+    width when it is narrower than the largest (so the sharpest rendition is the source's)."""
+    widths = tuple(w for w in RENDITION_WIDTHS if w < source_width)
+    return (*widths, source_width) if source_width <= RENDITION_WIDTHS[-1] else widths
+
+
+def rendition_name(digest: str, width: int) -> str:
+    return f"{digest}-{width}.webp"
+
+
+def cutout_path(picture: Path) -> Path:
+    """Where a transparent cut-out of the garment in a catalogue picture is kept beside it, when it
+    has one (the demo catalogue draws one for every front mockup; the try-on uses it as it is)."""
+    return picture.with_name(picture.stem + CUTOUT_SUFFIX)
+
+
+def rendition_url(digest: str, width: int) -> str:
+    return f"{MEDIA_URL}/{rendition_name(digest, width)}"
+
+
+def picture(prepared: PreparedImage) -> Picture:
+    """The <img> attributes of a prepared image."""
+    return picture_at(lambda width: rendition_url(prepared.digest, width), prepared.width, prepared.height)
+
+
+def picture_at(url: Callable[[int], str], width: int, height: int) -> Picture:
+    """The <img> attributes of renditions at `url(width)` of a source this large (the default src
+    is the 640 px rendition, or the widest one below it)."""
+    widths = rendition_widths(width)
+    default = max((w for w in widths if w <= DEFAULT_WIDTH), default=widths[0])
+    return Picture(
+        src=url(default),
+        srcset=", ".join(f"{url(w)} {w}w" for w in widths),
+        width=width,
+        height=height,
+    )
+
+
+def open_image(data: bytes) -> Image.Image:
+    """The decoded image, upright and in RGB(A); ImageRejected with a reason when it is not one."""
+    if not data:
+        raise ImageRejected(IMAGE_EMPTY)
+    if len(data) > MAX_IMAGE_BYTES:
+        raise ImageRejected(IMAGE_TOO_LARGE)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            image = Image.open(io.BytesIO(data))
+            if image.format not in ACCEPTED_FORMATS:
+                raise ImageRejected(IMAGE_UNREADABLE)
+            if image.width * image.height > MAX_IMAGE_PIXELS:
+                raise ImageRejected(IMAGE_TOO_MANY_PIXELS)
+            image.load()
+    except ImageRejected:
+        raise
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        raise ImageRejected(IMAGE_TOO_MANY_PIXELS) from None
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError):
+        raise ImageRejected(IMAGE_UNREADABLE) from None
+    image = ImageOps.exif_transpose(image)  # phone photos carry their rotation in EXIF
+    has_alpha = image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info)
+    return image.convert("RGBA" if has_alpha else "RGB")
+
+
+def write_webp(path: Path, image: Image.Image) -> None:
+    """Save as WebP under a temporary name, then rename: a reader never sees half a file."""
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            image.save(handle, format="WEBP", quality=WEBP_QUALITY, method=4)
+        os.replace(tmp_name, path)
+    except BaseException:
+        try:
+            os.unlink(tmp_name)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def prepare_image(data: bytes, media_dir: Path) -> PreparedImage:
+    """Check the bytes and write every missing rendition into `media_dir`; ImageRejected if bad.
+
+    Renditions already on disk (the same content seen before) are not written again."""
+    digest = digest_of(data)
+    image = open_image(data)
+    write_renditions(image, media_dir, lambda width: rendition_name(digest, width))
+    return PreparedImage(digest=digest, width=image.width, height=image.height)
+
+
+def write_renditions(
+    image: Image.Image, directory: Path, name: Callable[[int], str], *, replace: bool = False
+) -> tuple[int, ...]:
+    """Write the image at each rendition width as `directory / name(width)`; returns the widths.
+
+    Files already there are kept unless `replace` (their names say their content)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    widths = rendition_widths(image.width)
+    for width in widths:
+        path = directory / name(width)
+        if path.exists() and not replace:
+            continue
+        height = max(1, round(image.height * width / image.width))
+        sized = image if width == image.width else image.resize((width, height), Image.Resampling.LANCZOS)
+        write_webp(path, sized)
+    return widths
+
+
+def renditions_exist(prepared: PreparedImage, media_dir: Path) -> bool:
+    return all((media_dir / rendition_name(prepared.digest, w)).is_file() for w in rendition_widths(prepared.width))

@@ -1,0 +1,130 @@
+"""Image uploads (event photos, try-on photos): checked by content, re-encoded, stored whole or not at all.
+
+Every file of a request is checked before any is written, so a refused upload stores nothing. A
+stored file is the decoded image written again as WebP (no EXIF, GPS or other metadata survives)
+under a random name in `UPLOAD_DIR/<folder>/`, and its sized renditions go to the media folder
+like every catalogue image (`services/media/images.py`), remembered in `image_source` under the
+upload's URL so pages can send a `srcset` for it.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from PIL import Image
+from sqlmodel import Session
+
+from storefront.models import ImageSource, utcnow
+from storefront.services.media.catalog_images import src_key
+from storefront.services.platform.errors import ValidationError
+from storefront.services.media.images import (
+    ImageRejected,
+    PreparedImage,
+    write_webp,
+    digest_of,
+    open_image,
+    rendition_name,
+    rendition_widths,
+    write_renditions,
+)
+
+MAX_FILES_PER_REQUEST = 10
+UPLOADS_URL = "/uploads"
+TOO_MANY_FILES = f"You can upload at most {MAX_FILES_PER_REQUEST} images at a time."
+NO_FILES = "Choose at least one image to upload."
+HEIC_NOT_SUPPORTED = (
+    "HEIC photos cannot be read here yet. Save the photo as JPEG or PNG (most phones can share it "
+    "that way) and upload it again."
+)
+#: The ISO base media brands of HEIC/HEIF images (the `ftyp` box at the start of the file).
+_HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1", b"avif")
+
+
+@dataclass(frozen=True, slots=True)
+class UploadedFile:
+    """A file as it arrived: its name (for messages only) and its bytes."""
+
+    filename: str
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class StoredImage:
+    """An upload as stored: its URL and its renditions."""
+
+    url: str
+    prepared: PreparedImage
+
+
+def _is_heif(data: bytes) -> bool:
+    return data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS
+
+
+def _named(filename: str, message: str) -> str:
+    return f"{filename}: {message}" if filename else message
+
+
+def decode_upload(file: UploadedFile) -> Image.Image:
+    """The file decoded, or ValidationError naming it and saying why it is refused."""
+    if _is_heif(file.data):
+        message = _named(file.filename, HEIC_NOT_SUPPORTED)
+        raise ValidationError(message, {"images": message})
+    try:
+        return open_image(file.data)
+    except ImageRejected as rejected:
+        message = _named(file.filename, str(rejected))
+        raise ValidationError(message, {"images": message}) from None
+
+
+def check_uploads(files: Sequence[UploadedFile]) -> None:
+    """ValidationError naming the first file refused and why; nothing when every file is good.
+
+    Each file is decoded and let go in turn, so a request holds one decoded image at a time."""
+    if not files:
+        raise ValidationError(NO_FILES, {"images": NO_FILES})
+    if len(files) > MAX_FILES_PER_REQUEST:
+        raise ValidationError(TOO_MANY_FILES, {"images": TOO_MANY_FILES})
+    for file in files:
+        decode_upload(file)
+
+
+def store_uploads(
+    session: Session, files: Sequence[UploadedFile], upload_dir: Path, media_dir: Path, folder: str
+) -> list[StoredImage]:
+    """Check every file, then store each re-encoded with its renditions; the caller commits.
+
+    Nothing is written when any file is refused; the files (and new renditions) written before a
+    later step fails are removed again."""
+    check_uploads(files)
+    directory = upload_dir / folder
+    directory.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    stored: list[StoredImage] = []
+    try:
+        for file in files:
+            image = decode_upload(file)
+            name = f"{secrets.token_urlsafe(18)}.webp"
+            path = directory / name
+            write_webp(path, image)
+            written.append(path)
+            digest = digest_of(path.read_bytes())
+            renditions = [media_dir / rendition_name(digest, w) for w in rendition_widths(image.width)]
+            written += [r for r in renditions if not r.exists()]  # those seen before stay either way
+            write_renditions(image, media_dir, lambda width, d=digest: rendition_name(d, width))
+            prepared = PreparedImage(digest=digest, width=image.width, height=image.height)
+            url = f"{UPLOADS_URL}/{folder}/{name}"
+            session.add(
+                ImageSource(
+                    src_key=src_key(url), src=url, digest=digest, width=image.width, height=image.height,
+                    prepared_at=utcnow(),
+                )
+            )
+            stored.append(StoredImage(url=url, prepared=prepared))
+    except BaseException:
+        for path in written:
+            path.unlink(missing_ok=True)
+        raise
+    return stored

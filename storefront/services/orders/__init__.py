@@ -1,0 +1,14 @@
+"""Orders: from a cart to an order delivered, refunded or cancelled.
+
+Cart rules (`cart.py`), a shopper's pick priced from the catalogue (`shopping.py`) or from the
+store (`store_lines.py`), checkout with server-side repricing (`checkout.py`), who may reach an
+order (`order_access.py`), charging it once (`order_payment.py`) or through Stripe's
+PaymentIntents (`intent_payments.py`), the outbox that sends a paid order to the print provider
+(`fulfilment.py`), keeping it in step with the provider (`order_tracking.py`) and the provider's
+webhooks, which also keep the catalogue cache in step (`provider_events.py`), refunds,
+cancellations and expiry (`order_cancellation.py`) with the order's history
+(`order_history.py`), a guest's own order (`order_lookup.py`), and the statuses an order, its
+payment and its charge attempts move through, with their labels (`statuses.py`).
+
+May use: platform, catalog, payments, printify, shopify.
+"""

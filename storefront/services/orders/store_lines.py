@@ -1,0 +1,79 @@
+"""Cart lines of the store catalogue (Shopify): priced, named and pictured by the store on the
+server, never by the browser. Our own lines are priced from the catalogue cache (services/orders/shopping.py)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from storefront.services.orders import cart
+from storefront.services.platform.errors import NotFoundError
+from storefront.services.shopify.catalogue import PRODUCT_FAILED, StoreCatalogue, StoreProduct
+
+STORE_PRODUCT_ERROR = PRODUCT_FAILED
+
+
+def store_line(product: StoreProduct, variant_id: str, quantity: int) -> cart.CartLine:
+    """A store-catalogue cart line priced from the store: the variant title is its size.
+    NotFoundError when the product has no such variant or the variant has no price."""
+    variant = next((v for v in product.variants if str(v.id) == str(variant_id).strip()), None)
+    if variant is None or variant.price_cents is None:
+        raise NotFoundError(STORE_PRODUCT_ERROR)
+    image = product.image
+    return cart.CartLine(
+        product_id=str(product.id),
+        name=product.title,
+        price_cents=variant.price_cents,
+        size=variant.title or "Default Title",
+        image=image.src if image is not None else "",
+        quantity=cart.clamp_quantity(quantity),
+        variant_id=str(variant.id),
+        source=cart.SOURCE_STORE,
+    )
+
+
+async def priced_store_line(
+    catalogue: StoreCatalogue, product_id: object, variant_id: object, quantity: object
+) -> cart.CartLine:
+    """The cart line for a pick on the store catalogue's product page, priced by the store.
+    NotFoundError for an unknown product or variant (or an unreadable id), StoreUnavailable when
+    the store cannot answer; a quantity that is not a whole number counts as 1."""
+    count = cart.parse_quantity(quantity)
+    if count is None and isinstance(quantity, str) and quantity.strip().isdigit():
+        count = int(quantity.strip())
+    try:
+        store_id = int(str(product_id).strip())
+    except ValueError:
+        raise NotFoundError(STORE_PRODUCT_ERROR) from None
+    product = await catalogue.product(store_id)
+    return store_line(product, str(variant_id), count if count is not None else 1)
+
+
+async def repriced_store_lines(
+    catalogue: StoreCatalogue, lines: list[cart.CartLine]
+) -> tuple[list[cart.CartLine], int]:
+    """The store lines with today's store prices, names and images, each product read once (at the
+    same time); lines whose product or variant is gone are dropped and counted. StoreUnavailable
+    when the store cannot answer, so the caller leaves the lines as they are."""
+    ids = list(dict.fromkeys(line.product_id for line in lines))
+    products: dict[str, StoreProduct | None] = {}
+
+    async def read(product_id: str) -> None:
+        try:
+            products[product_id] = await catalogue.product(int(product_id))
+        except (NotFoundError, ValueError):
+            products[product_id] = None
+
+    await asyncio.gather(*(read(product_id) for product_id in ids))
+    fresh: tuple[cart.CartLine, ...] = ()
+    dropped = 0
+    for line in lines:
+        product = products.get(line.product_id)
+        try:
+            if product is None:
+                raise NotFoundError(STORE_PRODUCT_ERROR)
+            current = store_line(product, line.variant_id or "", line.quantity)
+        except NotFoundError:
+            dropped += 1
+            continue
+        fresh = cart.add_line(fresh, current)
+    return list(fresh), dropped

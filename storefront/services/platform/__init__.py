@@ -1,0 +1,9 @@
+"""Platform: what every domain leans on and that knows nothing of commerce.
+
+Money in integer cents (`money.py`), the typed errors services raise (`errors.py`), background
+threads that repeat a piece of work (`background.py`), one process at a time for a job
+(`job_leases.py`), request counters kept in the database (`rate_limit.py`), and webhook deliveries
+applied once (`webhook_deliveries.py`).
+
+May use: no other domain (only storefront.models and storefront.config).
+"""

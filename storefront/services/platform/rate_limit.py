@@ -1,0 +1,93 @@
+"""Fixed-window request counters kept in the database, so a limit holds across every worker."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import Session, col, delete, select
+
+from storefront.models import RateCounter, utcnow
+from storefront.services.platform.errors import TooManyRequestsError
+
+MAX_KEY_CHARS = 200
+
+
+def _upsert(session: Session):  # type: ignore[no-untyped-def]
+    """The dialect's INSERT that supports ON CONFLICT (SQLite and PostgreSQL alike)."""
+    return postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+
+
+def _window(now: datetime, window_seconds: int) -> int:
+    return int(now.timestamp()) // window_seconds * window_seconds
+
+
+def count_hit(session: Session, key: str, window_seconds: int, now: datetime) -> int:
+    """Count one request under `key` in the current window; returns the window's count so far."""
+    window = _window(now, window_seconds)
+    key = key[:MAX_KEY_CHARS]
+    insert = _upsert(session)
+    statement = (
+        insert(RateCounter)
+        .values(key=key, window_start=window, count=1)
+        .on_conflict_do_update(
+            index_elements=[RateCounter.key, RateCounter.window_start],
+            set_={"count": RateCounter.count + 1},  # type: ignore[operator]
+        )
+        .returning(RateCounter.count)
+    )
+    count = int(session.execute(statement).scalar_one())
+    # Finished windows are never read again.
+    session.execute(delete(RateCounter).where(col(RateCounter.window_start) < window))
+    return count
+
+
+class RateLimiter:
+    """At most `limit` requests per key in each window of `window_seconds`; the rest get `message`."""
+
+    def __init__(
+        self,
+        session_factory: Callable[[], Session],
+        *,
+        limit: int,
+        window_seconds: int,
+        message: str,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        if limit < 1 or window_seconds < 1:
+            raise ValueError("limit and window_seconds must be positive")
+        self._session_factory = session_factory
+        self.limit = limit
+        self.window_seconds = window_seconds
+        self.message = message
+        self._clock = clock
+
+    def check(self, key: str) -> None:
+        """Count a request; TooManyRequestsError once the key is over its limit in this window."""
+        if self.record(key) > self.limit:
+            self._refuse()
+
+    def record(self, key: str) -> int:
+        """Count a request under `key`; returns the count in this window so far."""
+        with self._session_factory() as session:
+            count = count_hit(session, key, self.window_seconds, self._clock())
+            session.commit()
+        return count
+
+    def ensure_room(self, *keys: str) -> None:
+        """TooManyRequestsError when any key already used up its limit in this window (counts nothing)."""
+        window = _window(self._clock(), self.window_seconds)
+        with self._session_factory() as session:
+            counts = session.exec(
+                select(RateCounter.count).where(
+                    col(RateCounter.key).in_([key[:MAX_KEY_CHARS] for key in keys]),
+                    col(RateCounter.window_start) == window,
+                )
+            ).all()
+        if any(count >= self.limit for count in counts):
+            self._refuse()
+
+    def _refuse(self) -> None:
+        elapsed = int(self._clock().timestamp()) % self.window_seconds
+        raise TooManyRequestsError(self.message, retry_after=self.window_seconds - elapsed)
