@@ -25,9 +25,9 @@ def _key(name: str) -> str:
 def _closure(roots: list[Requirement]) -> set[str]:
     """Every distribution the roots pull in, with the extras they name, as pip would install them."""
     seen: set[str] = set()
-    todo = [(root, frozenset(root.extras)) for root in roots]
-    while todo:
-        requirement, extras = todo.pop()
+    pending = [(root, frozenset(root.extras)) for root in roots]
+    while pending:
+        requirement, extras = pending.pop()
         key = _key(requirement.name)
         if key in seen:
             continue
@@ -36,7 +36,7 @@ def _closure(roots: list[Requirement]) -> set[str]:
             dependency = Requirement(text)
             environment = [{"extra": extra} for extra in extras] or [{"extra": ""}]
             if dependency.marker is None or any(dependency.marker.evaluate(env) for env in environment):
-                todo.append((dependency, frozenset(dependency.extras)))
+                pending.append((dependency, frozenset(dependency.extras)))
     return seen
 
 
