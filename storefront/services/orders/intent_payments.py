@@ -128,7 +128,7 @@ class IntentPayments:
 
     def _cancel_quietly(self, intent: Intent, order: Order) -> None:
         try:
-            self._gateway.cancel_intent(intent.id, reason="abandoned", idempotency_key=f"{intent.id}-cancel")
+            self._gateway.abandon_intent(intent.id)
         except GatewayRefused:
             pass  # ended already; a late success is flagged when its event comes (amount mismatch)
 

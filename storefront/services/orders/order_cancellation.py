@@ -250,7 +250,7 @@ class OrderCancellations:
 def cancel_unpaid_intent(gateway: StripeGateway, intents: IntentPayments | None, intent_id: str) -> None:
     """Cancel an intent so it can never be paid; ConflictError (and the order marked paid) when it was."""
     try:
-        gateway.cancel_intent(intent_id, reason="abandoned", idempotency_key=f"{intent_id}-cancel")
+        gateway.abandon_intent(intent_id)
         return
     except GatewayRefused:
         intent = gateway.retrieve_intent(intent_id)

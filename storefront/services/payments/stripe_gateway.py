@@ -166,6 +166,10 @@ class StripeGateway:
             )
         )
 
+    def abandon_intent(self, intent_id: str) -> Intent:
+        """Cancel an intent nobody will pay (abandoned, or replaced by one for a new total), once."""
+        return self.cancel_intent(intent_id, reason="abandoned", idempotency_key=f"{intent_id}-cancel")
+
     # ------------------------------------------------------------------ refunds
 
     def refund(self, *, payment_id: str, amount_cents: int, idempotency_key: str) -> RefundResult:
