@@ -25,7 +25,7 @@ from bench.tryon import tryon_rows
 from bench.workers import shared_store
 from tests.serving import free_port
 from storefront.collections import COLLECTIONS
-from storefront.services.printify.demo import hex_id
+from storefront.services.printify.demo_catalogue import hex_id
 
 CATALOGUE_SIZE = int(os.environ.get("BENCH_PRODUCTS", "1000"))
 RESULTS = Path(__file__).resolve().parent / "results.json"

@@ -16,7 +16,7 @@ from storefront.config import PROJECT_ROOT
 from storefront.db import make_engine
 from storefront.models import CatalogProduct
 from storefront.services.catalog.sync import upsert_product
-from storefront.services.printify.demo import DEMO_SHOP_ID, demo_catalogue, hex_id
+from storefront.services.printify.demo_catalogue import DEMO_SHOP_ID, demo_catalogue, hex_id
 from storefront.wiring import DEMO_MEDIA_URL
 
 #: Settings a bench store never inherits from the shell (it runs on the demo provider).

@@ -30,7 +30,8 @@ from storefront.services.orders.order_cancellation import (
     UNQUEUED_NOTE,
     UnpaidOrderExpiry,
 )
-from storefront.services.printify.demo import DEMO_SHOP_ID, DemoPrintProvider
+from storefront.services.printify.demo import DemoPrintProvider
+from storefront.services.printify.demo_catalogue import DEMO_SHOP_ID
 from storefront.services.payments.stripe_gateway import StripeGateway
 from storefront.wiring import session_factory
 from tests.fakes.stripe_server import FakeStripe

@@ -7,7 +7,7 @@ import uuid
 
 from playwright.sync_api import Browser, Page, expect
 
-from storefront.services.printify.demo import DEMO_SHOP_ID
+from storefront.services.printify.demo_catalogue import DEMO_SHOP_ID
 from tests.e2e.admin import open_tab, sign_in
 from tests.e2e.browser import open_page
 

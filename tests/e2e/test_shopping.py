@@ -6,7 +6,7 @@ import re
 from playwright.sync_api import Page, expect
 from sqlalchemy import create_engine, text
 
-from storefront.services.printify.demo import demo_catalogue
+from storefront.services.printify.demo_catalogue import demo_catalogue
 from storefront.state.catalog import PRODUCTS_PAGE_SIZE
 from tests.e2e.browser import open_page
 from tests.e2e.conftest import StoreServer

@@ -32,7 +32,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
-from storefront.services.printify.demo import (
+from storefront.services.printify.demo_catalogue import (
     CATALOGUE_BLUEPRINTS,
     CATALOGUE_PRINT_PROVIDERS,
     catalogue_variants,
@@ -372,7 +372,7 @@ class FakePrintify:
             from storefront.services.media.demo_images import (
                 render_garment,  # Pillow, only when images are asked for
             )
-            from storefront.services.printify.demo import COLOURS
+            from storefront.services.printify.demo_catalogue import COLOURS
 
             colours = {name.lower().replace(" ", "-"): hex_ for name, hex_ in COLOURS.items()}
             primary = colours.get(match.group(2).lower(), "#dddddd")

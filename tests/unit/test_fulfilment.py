@@ -29,7 +29,8 @@ from storefront.services.orders.fulfilment import (
 from storefront.services.orders.order_access import find_order, reissue_token
 from storefront.services.orders.order_payment import OrderPayments, card_from_form
 from storefront.services.payments.gateway import CardDetails, PaymentDeclined, TestPaymentGateway
-from storefront.services.printify.demo import DEMO_SHOP_ID, DemoPrintProvider
+from storefront.services.printify.demo import DemoPrintProvider
+from storefront.services.printify.demo_catalogue import DEMO_SHOP_ID
 from storefront.services.printify.errors import (
     ProviderError,
     ProviderOutcomeUnknown,

@@ -22,7 +22,8 @@ from storefront.services.orders.order_tracking import (
     order_status_for,
     start_order_tracker,
 )
-from storefront.services.printify.demo import DEMO_SHOP_ID, DemoPrintProvider
+from storefront.services.printify.demo import DemoPrintProvider
+from storefront.services.printify.demo_catalogue import DEMO_SHOP_ID
 from storefront.services.printify.errors import ProviderNotFound, ProviderUnavailable
 from storefront.services.orders.statuses import OrderStatus
 from storefront.wiring import session_factory

@@ -6,7 +6,8 @@ May use: platform, media.
 
 from __future__ import annotations
 
-from storefront.services.printify.demo import DEMO_SHOP_ID, DemoPrintProvider, demo_catalogue
+from storefront.services.printify.demo import DemoPrintProvider
+from storefront.services.printify.demo_catalogue import DEMO_SHOP_ID, demo_catalogue
 from storefront.services.printify.errors import (
     ProviderError,
     ProviderNotFound,
