@@ -15,23 +15,13 @@ from storefront.services.media.images import cutout_path
 from storefront.services.printify.demo_catalogue import (
     CATALOGUE_BLUEPRINTS,
     CATALOGUE_PRINT_PROVIDERS,
-    COLOUR_IDS,
-    COLOURS,
     DEMO_SHOP_ID,
-    DEMO_USER_ID,
-    GARMENT_GRAMS,
-    SIZE_IDS,
-    SIZES,
-    CatalogueBlueprint,
     build_catalogue,
     catalogue_variants,
-    colour_slug,
     default_anchor,
     format_timestamp,
-    mockup_image,
-    options,
-    variant_cost,
 )
+from storefront.services.printify.demo_products import created_product, require_bool, validated_changes
 from storefront.services.printify.errors import ProviderError, ProviderNotFound
 from storefront.services.printify.provider import (
     DEFAULT_PAGE_LIMIT,
@@ -47,205 +37,6 @@ DEMO_FLAT_SHIPPING_CENTS = 0
 #: Order statuses advance_order() walks through, in order.
 ORDER_PROGRESSION: tuple[str, ...] = ("pending", "on-hold", "in-production", "fulfilled")
 OPERATION_FAILED_CODE = 8502
-
-
-def _mockup_label(title: str) -> str:
-    """The letters drawn on a created product's mockups: the first word of its title."""
-    words = title.split()
-    return (words[0] if words else "").upper()[:6]
-
-
-def _mockup_trim(colour: str) -> str:
-    """A print colour that stands out on the garment colour."""
-    return COLOURS["Black"] if colour == "White" else COLOURS["White"]
-
-
-def _require_int(where: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise validation_error(f"{where}: The {where} must be an integer.")
-    return value
-
-
-def _require_price(where: str, value: object) -> int:
-    price = _require_int(where, value)
-    if price < 0:
-        raise validation_error(f"{where}: The {where} must be at least 0.")
-    return price
-
-
-def _require_bool(where: str, value: object) -> bool:
-    if not isinstance(value, bool):
-        raise validation_error(f"{where}: The {where} field must be true or false.")
-    return value
-
-
-def _require_title(value: object) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise validation_error("title: The title field is required.")
-    return value
-
-
-def _require_description(value: object) -> str:
-    if not isinstance(value, str):
-        raise validation_error("description: The description must be a string.")
-    return value
-
-
-def _require_tags(value: object) -> list[str]:
-    if not isinstance(value, list) or not all(isinstance(tag, str) for tag in value):
-        raise validation_error("tags: The tags must be a list of strings.")
-    return list(value)
-
-
-def _new_variants(body: dict, blueprint: CatalogueBlueprint, print_provider_id: int) -> list[dict[str, Any]]:
-    """The variants of a create body as product variants, in catalogue order."""
-    items = body.get("variants")
-    if not isinstance(items, list) or not items:
-        raise validation_error("variants: The variants field is required.")
-    catalogue = {v["id"]: v for v in catalogue_variants(blueprint.id)}
-    chosen: dict[int, tuple[int, bool]] = {}
-    for i, item in enumerate(items):
-        where = f"variants.{i}"
-        if not isinstance(item, dict):
-            raise validation_error(f"{where}: The variant must be an object.")
-        variant_id = _require_int(f"{where}.id", item.get("id"))
-        if variant_id not in catalogue or variant_id in chosen:
-            raise validation_error(f"{where}.id: The selected {where}.id is invalid.")
-        price = _require_price(f"{where}.price", item.get("price"))
-        chosen[variant_id] = (price, _require_bool(f"{where}.is_enabled", item.get("is_enabled", True)))
-    if not any(enabled for _, enabled in chosen.values()):
-        raise validation_error("variants: At least one variant must be enabled.")
-    variants = []
-    for variant_id, entry in catalogue.items():
-        if variant_id not in chosen:
-            continue
-        price, enabled = chosen[variant_id]
-        colour, size = entry["options"]["color"], entry["options"]["size"]
-        variants.append(
-            {
-                "id": variant_id,
-                "sku": "",  # filled in once the product id is known
-                "cost": variant_cost(blueprint.id, print_provider_id, size),
-                "price": price,
-                "title": entry["title"],
-                "grams": GARMENT_GRAMS[blueprint.kind] + 20 * SIZES.index(size),
-                "is_enabled": enabled,
-                "is_default": False,
-                "is_available": True,
-                "is_printify_express_eligible": False,
-                "options": [COLOUR_IDS[colour], SIZE_IDS[size]],
-            }
-        )
-    return variants
-
-
-def _created_product(
-    product_id: str, body: dict, now: datetime, media_url: str
-) -> tuple[dict[str, Any], dict[str, tuple[str, str, str, str, bool]]]:
-    """A product made from a create body (contract §6), unpublished, plus its mockup renders."""
-    if not isinstance(body, dict):
-        raise validation_error("The request body must be a JSON object.")
-    title = _require_title(body.get("title"))
-    description = _require_description(body.get("description", ""))
-    blueprint_id = _require_int("blueprint_id", body.get("blueprint_id"))
-    if blueprint_id not in CATALOGUE_BLUEPRINTS:
-        raise validation_error("blueprint_id: The selected blueprint id is invalid.")
-    print_provider_id = _require_int("print_provider_id", body.get("print_provider_id"))
-    if print_provider_id not in CATALOGUE_PRINT_PROVIDERS:
-        raise validation_error("print_provider_id: The selected print provider id is invalid.")
-    tags = _require_tags(body.get("tags", []))
-    print_areas = body.get("print_areas", [])
-    if not isinstance(print_areas, list):
-        raise validation_error("print_areas: The print areas must be a list.")
-    blueprint = CATALOGUE_BLUEPRINTS[blueprint_id]
-    variants = _new_variants(body, blueprint, print_provider_id)
-
-    colour_of = {COLOUR_IDS[c]: c for c in COLOURS}
-    size_of = {SIZE_IDS[s]: s for s in SIZES}
-    colours = list(dict.fromkeys(colour_of[v["options"][0]] for v in variants))
-    sizes = [size for size in SIZES if any(size_of[v["options"][1]] == size for v in variants)]
-    for variant in variants:
-        colour, size = colour_of[variant["options"][0]], size_of[variant["options"][1]]
-        variant["sku"] = f"{product_id[:8].upper()}-{colour_slug(colour).upper()}-{size}"
-    enabled = [v for v in variants if v["is_enabled"]]
-    default = next((v for v in enabled if v["title"] == f"{colours[0]} / M"), enabled[0])
-    default["is_default"] = True
-
-    images: list[dict[str, Any]] = []
-    renders: dict[str, tuple[str, str, str, str, bool]] = {}
-    label = _mockup_label(title)
-    for colour in colours:
-        ids = [v["id"] for v in enabled if v["options"][0] == COLOUR_IDS[colour]]
-        if not ids:
-            continue
-        views = ("front", "back") if not images else ("front",)
-        for view in views:
-            stem = f"{product_id}-{view}" if not images else f"{product_id}-{colour_slug(colour)}-{view}"
-            file_name = f"{stem}.png"
-            renders[file_name] = (blueprint.kind, COLOURS[colour], _mockup_trim(colour), label, view == "back")
-            images.append(mockup_image(f"{media_url}/{file_name}", ids, view, is_default=not images))
-    stamp = format_timestamp(now)
-    product = {
-        "id": product_id,
-        "title": title,
-        "description": description,
-        "safety_information": "",
-        "tags": tags,
-        "options": options(colours, sizes),
-        "variants": variants,
-        "images": images,
-        "created_at": stamp,
-        "updated_at": stamp,
-        "visible": False,
-        "is_locked": False,
-        "is_published": False,
-        "blueprint_id": blueprint_id,
-        "user_id": DEMO_USER_ID,
-        "shop_id": DEMO_SHOP_ID,
-        "print_provider_id": print_provider_id,
-        "print_areas": copy.deepcopy(print_areas),
-        "print_details": {"print_on_side": "off"},
-        "sales_channel_properties": [],
-        "is_printify_express_eligible": False,
-        "is_printify_express_enabled": False,
-        "is_economy_shipping_eligible": False,
-        "is_economy_shipping_enabled": False,
-    }
-    return product, renders
-
-
-def _validated_changes(product: dict[str, Any], changes: object) -> dict[str, Any]:
-    """The fields of an update body the demo applies, checked like Printify checks them."""
-    if not isinstance(changes, dict):
-        raise validation_error("The request body must be a JSON object.")
-    checked: dict[str, Any] = {}
-    if "title" in changes:
-        checked["title"] = _require_title(changes["title"])
-    if "description" in changes:
-        checked["description"] = _require_description(changes["description"])
-    if "tags" in changes:
-        checked["tags"] = _require_tags(changes["tags"])
-    if "variants" in changes:
-        items = changes["variants"]
-        if not isinstance(items, list):
-            raise validation_error("variants: The variants must be a list.")
-        known = {v["id"] for v in product["variants"]}
-        updates: dict[int, dict[str, Any]] = {}
-        for i, item in enumerate(items):
-            where = f"variants.{i}"
-            if not isinstance(item, dict):
-                raise validation_error(f"{where}: The variant must be an object.")
-            variant_id = _require_int(f"{where}.id", item.get("id"))
-            if variant_id not in known:
-                raise validation_error(f"{where}.id: The selected {where}.id is invalid.")
-            update: dict[str, Any] = {}
-            if "price" in item:
-                update["price"] = _require_price(f"{where}.price", item["price"])
-            if "is_enabled" in item:
-                update["is_enabled"] = _require_bool(f"{where}.is_enabled", item["is_enabled"])
-            updates[variant_id] = update
-        checked["variants"] = updates
-    return checked
 
 
 def _tracking_number(order_id: str) -> str:
@@ -342,7 +133,7 @@ class DemoPrintProvider:
             product_id = secrets.token_hex(12)
             while product_id in self._by_id:
                 product_id = secrets.token_hex(12)
-            product, renders = _created_product(product_id, body, self._clock(), self.media_url)
+            product, renders = created_product(product_id, body, self._clock(), self.media_url)
             self._products.insert(0, product)
             self._by_id[product_id] = product
             self._renders.update(renders)
@@ -358,7 +149,7 @@ class DemoPrintProvider:
             product = self._product(product_id)
             if product["is_locked"]:
                 raise product_locked_error()
-            checked = _validated_changes(product, changes)
+            checked = validated_changes(product, changes)
             variant_updates = checked.pop("variants", {})
             product.update(checked)
             for variant in product["variants"]:
@@ -373,7 +164,7 @@ class DemoPrintProvider:
             raise validation_error("The request body must be a JSON object.")
         for key in PUBLISH_EVERYTHING:
             if key in (body or {}):
-                _require_bool(key, (body or {})[key])
+                require_bool(key, (body or {})[key])
         with self._lock:
             product = self._product(product_id)
             if product["is_locked"]:
