@@ -1,5 +1,6 @@
-"""Printify access: the PrintProvider protocol, the in-memory demo provider, provider errors, and
-whether the provider answers (`provider_status.py`, for the configuration banner).
+"""Printify access: the PrintProvider protocol, the in-memory demo provider (`demo.py`; its catalogue,
+product bodies and orders in `demo_catalogue.py`, `demo_products.py`, `demo_orders.py`), provider
+errors, and whether the provider answers (`provider_status.py`, for the configuration banner).
 
 May use: platform, media.
 """
