@@ -37,7 +37,7 @@ from storefront.api.schemas import (
     errors,
 )
 from storefront.models import DB_INT_MAX, DB_INT_MIN
-from storefront.services.admin import admin_catalog
+from storefront.services.admin import admin_catalog, product_forms
 from storefront.services.catalog import catalog, sync as catalog_sync
 from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.platform.money import cents_to_dollars
@@ -91,7 +91,7 @@ def _refused(failure: str, action: Callable[[], Any], status_code: int = 200) ->
 def _shop_for(request: Request, product_id: str, payload: dict[str, Any]) -> int:
     """The body's shopId, else the shop the cached product belongs to (read in its own short session)."""
     if payload.get("shopId") is not None:
-        return admin_catalog.parse_shop_id(payload["shopId"])
+        return product_forms.parse_shop_id(payload["shopId"])
     with _session(request) as session:
         return admin_catalog.shop_of(session, product_id)
 
@@ -154,7 +154,7 @@ def create_shop_product(request: Request, shop_id: ShopId, payload: ProductCreat
     """Create a product: {title, description, blueprint_id (or blueprintId), print_provider_id (or
     printProviderId), price in dollars (default 29.99)}; every catalogue variant of the product type
     is enabled at that price (variants sent by the browser are not trusted). 201 {data}."""
-    form = admin_catalog.ProductForm.from_payload(_object(payload))
+    form = product_forms.ProductForm.from_payload(_object(payload))
 
     def create() -> dict[str, Any]:
         with _session(request) as session:
@@ -249,7 +249,7 @@ def update_product(request: Request, product_id: str, payload: EditorSave | None
 def set_category(request: Request, product_id: str, payload: CategoryChange | None = Body(None)) -> JSONResponse:
     """Place the product in a collection ({category, shopId}): provider tags, then the cache. {data}."""
     body = _object(payload)
-    category = admin_catalog.category_key(body.get("category"))
+    category = product_forms.category_key(body.get("category"))
     shop_id = _shop_for(request, product_id, body)
 
     def place() -> dict[str, Any]:
@@ -271,7 +271,7 @@ def set_visibility(request: Request, product_id: str, payload: VisibilityChange 
 def sync_price(request: Request, product_id: str, payload: PriceSync | None = Body(None)) -> JSONResponse:
     """Every variant to one price ({price (dollars), shopId}), at the provider then in the cache. {data}."""
     body = _object(payload)
-    admin_catalog.parse_price(body.get("price"))  # a bad price is refused before anything else
+    product_forms.parse_price(body.get("price"))  # a bad price is refused before anything else
     shop_id = _shop_for(request, product_id, body)
 
     def sync() -> dict[str, Any]:
@@ -321,9 +321,9 @@ def category_products(
 ) -> dict[str, Any]:
     """The products a collection page shows (visible and published), newest first: {data, total}."""
     try:
-        key = admin_catalog.category_key(category)
+        key = product_forms.category_key(category)
     except ValidationError:
-        raise NotFoundError(admin_catalog.UNKNOWN_CATEGORY) from None
+        raise NotFoundError(product_forms.UNKNOWN_CATEGORY) from None
     with _session(request) as session:
         products = catalog.search_products(session, collection_key=key, limit=limit, offset=offset)
         total = catalog.collection_counts(session)[key]

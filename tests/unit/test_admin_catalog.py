@@ -14,9 +14,9 @@ from sqlmodel import Session, select
 
 from storefront.collections import COLLECTIONS
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
-from storefront.services.admin import admin_catalog
+from storefront.services.admin import admin_catalog, product_forms
 from storefront.services.catalog import catalog, sync as catalog_sync
-from storefront.services.admin.admin_catalog import ProductForm
+from storefront.services.admin.product_forms import ProductForm
 from storefront.services.catalog.sync import SyncProgress, upsert_product
 from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.printify.demo import DemoPrintProvider
@@ -572,7 +572,7 @@ def test_provider_reason_prefers_the_validation_reason() -> None:
 
 @pytest.mark.parametrize(("value", "cents"), [("29.99", 2999), (0, 0), (12, 1200), ("0.005", 1), (99_999.99, 9_999_999)])
 def test_parse_price_reads_dollars_as_typed(value: object, cents: int) -> None:
-    assert admin_catalog.parse_price(value) == cents
+    assert product_forms.parse_price(value) == cents
 
 
 def test_serialized_rows_carry_dollars_and_cent_variant_prices(session: Session) -> None:

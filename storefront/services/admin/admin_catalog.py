@@ -19,21 +19,40 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select
 
-from storefront.collections import COLLECTIONS, get_collection
+from storefront.collections import COLLECTIONS
 from storefront.models import CatalogProduct, CatalogVariant
+from storefront.services.admin.product_forms import (
+    DESCRIPTION_NOT_TEXT,
+    DESCRIPTION_TOO_SHORT,
+    INVALID_PRICE,
+    MIN_DESCRIPTION_CHARS,
+    MIN_TITLE_CHARS,
+    PRINT_PROVIDERS,
+    PRODUCT_TYPES,
+    SELECT_PRINT_PROVIDER,
+    SELECT_PRODUCT_TYPE,
+    TITLE_REQUIRED,
+    TITLE_TOO_SHORT,
+    ProductForm,
+    category_key,
+    checked_changes,
+    choice,
+    parse_price,
+    parse_product_id,
+    raise_if,
+    title_errors,
+    whole_number,
+)
 from storefront.services.catalog.catalog import PRODUCT_NOT_FOUND, listing_price, plain_text, storefront_handle
 from storefront.services.catalog.sync import remove_products, upsert_product, variant_labels
 from storefront.services.platform.errors import NotFoundError, ServiceError, ValidationError
-from storefront.services.platform.money import cents_to_dollars, parse_cents
+from storefront.services.platform.money import cents_to_dollars
 from storefront.services.printify.errors import ProviderError, ProviderNotFound, provider_reason
 from storefront.services.printify.provider import PRODUCT_LOCKED_CODE, PUBLISH_EVERYTHING, PrintProvider
 from storefront.services.catalog.text_search import contains_text
 
 # --------------------------------------------------------------------------- the spec's texts
 
-INVALID_PRICE = "Invalid price value"
-TITLE_TOO_SHORT = "Title must be at least 3 characters"
-DESCRIPTION_TOO_SHORT = "Description must be at least 10 characters"
 SELECT_PRODUCT_TO_PUBLISH = "Please select a product to publish"
 #: Failure texts of the admin toasts (spec section 8); the API answers them as `error`.
 FAILED_TO_LOAD_PRODUCTS = "Failed to load products for selected shop"
@@ -48,19 +67,9 @@ FAILED_TO_SYNC_PRODUCT_PRICE = "Failed to sync product price"
 
 # --------------------------------------------------------------------------- our own texts
 
-TITLE_REQUIRED = "Title is required"
-TITLE_TOO_LONG = "Title must be at most 255 characters"
-DESCRIPTION_NOT_TEXT = "Description must be text"
-SELECT_PRODUCT_TYPE = "Please select a product type"
-SELECT_PRINT_PROVIDER = "Please select a print provider"
-UNKNOWN_CATEGORY = "Unknown category"
-INVALID_SHOP = "Please select a shop"
 INVALID_VISIBILITY = "Visibility must be true or false"
 INVALID_LIMIT_TEMPLATE = "Limit must be a whole number from 1 to {max}"
 INVALID_OFFSET = "Offset must be a whole number, 0 or more"
-INVALID_CHANGES = "Send title, description, tags or variants to change"
-INVALID_TAGS = "Tags must be a list of text"
-INVALID_VARIANTS = "Variants must be a list of {id, price} with whole-cent prices"
 UNKNOWN_VARIANT = "Unknown variant"
 CATALOGUE_NOT_UPDATED = (
     "The print provider saved the change, but the store's catalogue could not be updated. "
@@ -69,28 +78,12 @@ CATALOGUE_NOT_UPDATED = (
 
 # --------------------------------------------------------------------------- constants
 
-#: The create form's product types (blueprint id: name) and print providers (id: name).
-PRODUCT_TYPES: dict[int, str] = {
-    384: "Unisex Premium T-Shirt",
-    386: "Women's Premium T-Shirt",
-    387: "Men's Premium T-Shirt",
-    388: "Unisex Hoodie",
-    400: "Unisex Crewneck Sweatshirt",
-}
-PRINT_PROVIDERS: dict[int, str] = {1: "custom products provider", 2: "ArtsAdd", 3: "T-Pop", 29: "SwiftPOD"}
-DEFAULT_CREATE_PRICE = "29.99"
-MIN_TITLE_CHARS = 3
-MAX_TITLE_CHARS = 255  # the cache's column
-MIN_DESCRIPTION_CHARS = 10
-#: Larger prices are typing mistakes (and would overflow the cache's integer column).
-MAX_PRICE_CENTS = 99_999_99
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
 CATEGORY_PREVIEW = 3
 PUBLISHED = "published"
 UNPUBLISHED = "unpublished"
 INVALID_LIMIT = INVALID_LIMIT_TEMPLATE.format(max=MAX_PAGE_SIZE)
-_EDITABLE_FIELDS = frozenset({"title", "description", "tags", "variants"})
 
 
 class CatalogueWriteError(ServiceError):
@@ -179,100 +172,11 @@ class VariantMargin:
     margin_percent: float | None
 
 
-@dataclass(frozen=True, slots=True)
-class ProductForm:
-    """The create-product form as typed: values are checked by create_product."""
-
-    title: str
-    description: str
-    blueprint_id: object
-    print_provider_id: object
-    price: object = DEFAULT_CREATE_PRICE
-
-    @classmethod
-    def from_payload(cls, payload: Mapping[str, Any]) -> ProductForm:
-        """The form from the spec's JSON (blueprintId or blueprint_id, and so on); price defaults to 29.99."""
-        price = payload.get("price")
-        return cls(
-            title=payload.get("title") or "",
-            description=payload.get("description") or "",
-            blueprint_id=payload.get("blueprintId", payload.get("blueprint_id")),
-            print_provider_id=payload.get("printProviderId", payload.get("print_provider_id")),
-            price=DEFAULT_CREATE_PRICE if price is None else price,
-        )
-
-
-# --------------------------------------------------------------------------- input rules
-
-
-def parse_price(value: object) -> int:
-    """A price in dollars as typed (number or numeric string) in cents; 'Invalid price value' unless
-    a number from 0 to MAX_PRICE_CENTS."""
-    cents = parse_cents(value)
-    if cents is None or cents > MAX_PRICE_CENTS:
-        raise ValidationError(INVALID_PRICE, {"price": INVALID_PRICE})
-    return cents
-
-
-def parse_shop_id(value: object) -> int:
-    """A shop id from a form or request (an int or its digits)."""
-    shop_id = _whole_number(value)
-    if shop_id is None:
-        raise ValidationError(INVALID_SHOP, {"shopId": INVALID_SHOP})
-    return shop_id
-
-
-def category_key(value: object) -> str:
-    """A collection key (any case) as stored; 'Unknown category' otherwise."""
-    collection = get_collection(value.strip()) if isinstance(value, str) else None
-    if collection is None:
-        raise ValidationError(UNKNOWN_CATEGORY, {"category": UNKNOWN_CATEGORY})
-    return collection.key
-
-
-def _choice(value: object, choices: Mapping[int, str]) -> int | None:
-    """The id picked from a fixed list (an int or its digits), None when not in it."""
-    picked = _whole_number(value)
-    return picked if picked in choices else None
-
-
-def _whole_number(value: object) -> int | None:
-    """An int, or the digits of one; None for anything else."""
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    return None
-
-
 def _page_number(value: object, minimum: int, maximum: int | None, message: str, field: str) -> int:
-    number = _whole_number(value)
+    number = whole_number(value)
     if number is None or number < minimum or (maximum is not None and number > maximum):
         raise ValidationError(message, {field: message})
     return number
-
-
-def _title_errors(title: object, minimum: int, too_short: str) -> str | None:
-    text = title.strip() if isinstance(title, str) else ""
-    if not text:
-        return TITLE_REQUIRED if minimum <= 1 else too_short
-    if len(text) < minimum:
-        return too_short
-    if len(text) > MAX_TITLE_CHARS:
-        return TITLE_TOO_LONG
-    return None
-
-
-def _raise_if(errors: dict[str, str]) -> None:
-    """ValidationError with every field's message; the first is the headline."""
-    if errors:
-        raise ValidationError(next(iter(errors.values())), errors)
-
-
-def _product_id(product_id: object) -> str:
-    if not isinstance(product_id, str) or not product_id.strip():
-        raise NotFoundError(PRODUCT_NOT_FOUND)
-    return product_id.strip()
 
 
 # --------------------------------------------------------------------------- reading the cache
@@ -372,7 +276,7 @@ def product_page(
 
 def get_product_row(session: Session, product_id: str) -> AdminProductRow:
     """One cached product as a row; NotFoundError when it is not cached."""
-    product = session.get(CatalogProduct, _product_id(product_id))
+    product = session.get(CatalogProduct, parse_product_id(product_id))
     if product is None:
         raise NotFoundError(PRODUCT_NOT_FOUND)
     return _row(product, _variants_of(session, [product.id])[product.id])
@@ -380,7 +284,7 @@ def get_product_row(session: Session, product_id: str) -> AdminProductRow:
 
 def shop_of(session: Session, product_id: str) -> int:
     """The shop a cached product belongs to; NotFoundError when it is not cached."""
-    shop_id = session.exec(select(CatalogProduct.shop_id).where(CatalogProduct.id == _product_id(product_id))).first()
+    shop_id = session.exec(select(CatalogProduct.shop_id).where(CatalogProduct.id == parse_product_id(product_id))).first()
     if shop_id is None:
         raise NotFoundError(PRODUCT_NOT_FOUND)
     return int(shop_id)
@@ -455,7 +359,7 @@ def set_visibility(session: Session, product_id: str, active: object) -> AdminPr
     """Show or hide a product on the storefront (the cache only: the provider has no such flag)."""
     if not isinstance(active, bool):
         raise ValidationError(INVALID_VISIBILITY, {"isActive": INVALID_VISIBILITY})
-    product = session.get(CatalogProduct, _product_id(product_id))
+    product = session.get(CatalogProduct, parse_product_id(product_id))
     if product is None:
         raise NotFoundError(PRODUCT_NOT_FOUND)
     product.is_active = active
@@ -493,7 +397,7 @@ def update_product(
         price_cents = parse_price(price)
     except ValidationError as exc:
         errors.update(exc.field_errors)
-    if (title_error := _title_errors(title, 1, TITLE_REQUIRED)) is not None:
+    if (title_error := title_errors(title, 1, TITLE_REQUIRED)) is not None:
         errors["title"] = title_error
     if description is not None and not isinstance(description, str):
         errors["description"] = DESCRIPTION_NOT_TEXT
@@ -503,8 +407,8 @@ def update_product(
             key = category_key(category)
         except ValidationError as exc:
             errors.update(exc.field_errors)
-    _raise_if(errors)
-    product_id = _product_id(product_id)
+    raise_if(errors)
+    product_id = parse_product_id(product_id)
     current = provider.get_product(shop_id, product_id)
     changes: dict[str, Any] = {"title": str(title).strip(), "variants": _priced_variants(current, price_cents)}
     if description is not None:
@@ -518,7 +422,7 @@ def set_category(
 ) -> AdminProductRow:
     """Place a product in a collection: provider tags [KEY], then the cache's placement."""
     key = category_key(category)
-    answer = provider.update_product(shop_id, _product_id(product_id), {"tags": [key.upper()]})
+    answer = provider.update_product(shop_id, parse_product_id(product_id), {"tags": [key.upper()]})
     return _store(session, answer, shop_id, category=key, failure=FAILED_TO_UPDATE_CATEGORY)
 
 
@@ -527,7 +431,7 @@ def sync_price(
 ) -> AdminProductRow:
     """Every variant of the product to one price (dollars as typed), at the provider then in the cache."""
     price_cents = parse_price(price)
-    product_id = _product_id(product_id)
+    product_id = parse_product_id(product_id)
     current = provider.get_product(shop_id, product_id)
     answer = provider.update_product(shop_id, product_id, {"variants": _priced_variants(current, price_cents)})
     return _store(session, answer, shop_id)
@@ -541,7 +445,7 @@ def set_variant_prices(
     prices: Mapping[int, object],
 ) -> AdminProductRow:
     """The pricing editor: each listed variant (id -> dollars as typed) to its own price."""
-    product_id = _product_id(product_id)
+    product_id = parse_product_id(product_id)
     errors: dict[str, str] = {}
     cents: dict[int, int] = {}
     for variant_id, price in prices.items():
@@ -549,52 +453,15 @@ def set_variant_prices(
             cents[variant_id] = parse_price(price)
         except ValidationError:
             errors[f"variants.{variant_id}.price"] = INVALID_PRICE
-    _raise_if(errors)
+    raise_if(errors)
     if not cents:
         return get_product_row(session, product_id)
     current = provider.get_product(shop_id, product_id)
     known = {v["id"] for v in current.get("variants") or []}
-    _raise_if({f"variants.{vid}.id": UNKNOWN_VARIANT for vid in cents if vid not in known})
+    raise_if({f"variants.{vid}.id": UNKNOWN_VARIANT for vid in cents if vid not in known})
     variants = [{"id": vid, "price": price} for vid, price in cents.items()]
     answer = provider.update_product(shop_id, product_id, {"variants": variants})
     return _store(session, answer, shop_id)
-
-
-def _checked_changes(changes: object) -> dict[str, Any]:
-    """A provider update body (title, description, tags, variants with prices in cents), checked."""
-    if not isinstance(changes, Mapping) or not changes or not set(changes) <= _EDITABLE_FIELDS:
-        raise ValidationError(INVALID_CHANGES)
-    errors: dict[str, str] = {}
-    if "title" in changes and (title_error := _title_errors(changes["title"], 1, TITLE_REQUIRED)):
-        errors["title"] = title_error
-    if "description" in changes and not isinstance(changes["description"], str):
-        errors["description"] = DESCRIPTION_NOT_TEXT
-    tags = changes.get("tags", [])
-    if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
-        errors["tags"] = INVALID_TAGS
-    if "variants" in changes and not _valid_variant_changes(changes["variants"]):
-        errors["variants"] = INVALID_VARIANTS
-    _raise_if(errors)
-    checked = dict(changes)
-    if "title" in checked:
-        checked["title"] = checked["title"].strip()
-    return checked
-
-
-def _valid_variant_change(variant: object) -> bool:
-    """{id, price?, is_enabled?}: an int id, a price in whole cents, a boolean flag."""
-
-    def whole(value: object) -> bool:
-        return isinstance(value, int) and not isinstance(value, bool)
-
-    if not isinstance(variant, dict) or not whole(variant.get("id")):
-        return False
-    price = variant.get("price", 0)
-    return whole(price) and 0 <= price <= MAX_PRICE_CENTS and isinstance(variant.get("is_enabled", True), bool)
-
-
-def _valid_variant_changes(variants: object) -> bool:
-    return isinstance(variants, list) and all(_valid_variant_change(v) for v in variants)
 
 
 def update_provider_product(
@@ -602,8 +469,8 @@ def update_provider_product(
 ) -> AdminProductRow:
     """Send a provider-shaped change ({tags} or {title, description, variants} with prices in
     cents) to the provider, then its answer to the cache (placements made by staff are kept)."""
-    checked = _checked_changes(changes)
-    answer = provider.update_product(shop_id, _product_id(product_id), checked)
+    checked = checked_changes(changes)
+    answer = provider.update_product(shop_id, parse_product_id(product_id), checked)
     return _store(session, answer, shop_id)
 
 
@@ -611,22 +478,22 @@ def create_product(session: Session, provider: PrintProvider, shop_id: int, form
     """Create a product from the form: every catalogue variant of the product type at that print
     provider, enabled, at the form's price; unpublished until published."""
     errors: dict[str, str] = {}
-    if (title_error := _title_errors(form.title, MIN_TITLE_CHARS, TITLE_TOO_SHORT)) is not None:
+    if (title_error := title_errors(form.title, MIN_TITLE_CHARS, TITLE_TOO_SHORT)) is not None:
         errors["title"] = title_error
     description = form.description.strip() if isinstance(form.description, str) else ""
     if len(description) < MIN_DESCRIPTION_CHARS:
         errors["description"] = DESCRIPTION_TOO_SHORT
-    blueprint_id = _choice(form.blueprint_id, PRODUCT_TYPES)
+    blueprint_id = choice(form.blueprint_id, PRODUCT_TYPES)
     if blueprint_id is None:
         errors["blueprintId"] = SELECT_PRODUCT_TYPE
-    print_provider_id = _choice(form.print_provider_id, PRINT_PROVIDERS)
+    print_provider_id = choice(form.print_provider_id, PRINT_PROVIDERS)
     if print_provider_id is None:
         errors["printProviderId"] = SELECT_PRINT_PROVIDER
     try:
         price_cents = parse_price(form.price)
     except ValidationError as exc:
         errors.update(exc.field_errors)
-    _raise_if(errors)
+    raise_if(errors)
     assert blueprint_id is not None and print_provider_id is not None
     catalogue = provider.catalog_variants(blueprint_id, print_provider_id)
     body = {
@@ -671,7 +538,7 @@ def _unlock(provider: PrintProvider, shop_id: int, product_id: str, reason: str)
 
 def unpublish_product(session: Session, provider: PrintProvider, shop_id: int, product_id: str) -> AdminProductRow:
     """Take a product off the storefront, at the provider then in the cache."""
-    product_id = _product_id(product_id)
+    product_id = parse_product_id(product_id)
     provider.unpublish_product(shop_id, product_id)
     return _store(session, provider.get_product(shop_id, product_id), shop_id)
 
@@ -679,7 +546,7 @@ def unpublish_product(session: Session, provider: PrintProvider, shop_id: int, p
 def refresh_product(session: Session, provider: PrintProvider, shop_id: int, product_id: str) -> AdminProductRow:
     """Copy one product from the provider into the cache again; one the provider no longer has
     leaves the cache (and ProviderNotFound is raised)."""
-    product_id = _product_id(product_id)
+    product_id = parse_product_id(product_id)
     try:
         product = provider.get_product(shop_id, product_id)
     except ProviderNotFound:
@@ -718,7 +585,7 @@ def margins_of(product: dict[str, Any]) -> list[VariantMargin]:
 
 def variant_margins(provider: PrintProvider, shop_id: int, product_id: str) -> list[VariantMargin]:
     """The product's variant margins with the provider's current costs (costs are not cached)."""
-    return margins_of(provider.get_product(shop_id, _product_id(product_id)))
+    return margins_of(provider.get_product(shop_id, parse_product_id(product_id)))
 
 
 # --------------------------------------------------------------------------- wording and JSON

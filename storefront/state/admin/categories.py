@@ -11,7 +11,7 @@ import reflex as rx
 
 from storefront.config import get_settings
 from storefront.db import session_scope
-from storefront.services.admin import admin_catalog
+from storefront.services.admin import admin_catalog, product_forms
 from storefront.services.platform.errors import ServiceError
 from storefront.services.platform.money import format_usd
 from storefront.state.admin.session import AdminState
@@ -67,7 +67,7 @@ def to_row(row: admin_catalog.AdminProductRow) -> CategoryRow:
 
 
 def _load(shop_id: str, offset: int) -> tuple[list[SummaryCard], admin_catalog.ProductPage]:
-    shop = admin_catalog.parse_shop_id(shop_id)
+    shop = product_forms.parse_shop_id(shop_id)
     with session_scope() as session:
         cards = [to_card(s) for s in admin_catalog.collection_summaries(session, shop_id=shop)]
         return cards, admin_catalog.product_page(session, shop_id=shop, limit=PAGE_SIZE, offset=offset)
@@ -75,13 +75,13 @@ def _load(shop_id: str, offset: int) -> tuple[list[SummaryCard], admin_catalog.P
 
 def _summaries(shop_id: str) -> list[SummaryCard]:
     with session_scope() as session:
-        return [to_card(s) for s in admin_catalog.collection_summaries(session, shop_id=admin_catalog.parse_shop_id(shop_id))]
+        return [to_card(s) for s in admin_catalog.collection_summaries(session, shop_id=product_forms.parse_shop_id(shop_id))]
 
 
 def _set_category(shop_id: str, product_id: str, category: str) -> None:
     with session_scope() as session:
         admin_catalog.set_category(
-            session, shared_print_provider(get_settings()), admin_catalog.parse_shop_id(shop_id), product_id, category
+            session, shared_print_provider(get_settings()), product_forms.parse_shop_id(shop_id), product_id, category
         )
 
 

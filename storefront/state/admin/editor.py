@@ -10,7 +10,7 @@ import reflex as rx
 
 from storefront.config import get_settings
 from storefront.db import session_scope
-from storefront.services.admin import admin_catalog, admin_editor
+from storefront.services.admin import admin_catalog, admin_editor, product_forms
 from storefront.services.platform.errors import ServiceError
 from storefront.state.admin.session import AdminState
 from storefront.state.admin.shops import current_shop
@@ -62,7 +62,7 @@ def to_editor_row(row: admin_catalog.AdminProductRow) -> EditorRow:
 def _page(shop_id: str, query: str, offset: int) -> admin_catalog.ProductPage:
     with session_scope() as session:
         return admin_catalog.product_page(
-            session, shop_id=admin_catalog.parse_shop_id(shop_id), query=query, limit=PAGE_SIZE, offset=offset
+            session, shop_id=product_forms.parse_shop_id(shop_id), query=query, limit=PAGE_SIZE, offset=offset
         )
 
 
@@ -71,7 +71,7 @@ def _save(shop_id: str, row: EditorRow) -> admin_catalog.AdminProductRow:
         return admin_catalog.update_product(
             session,
             shared_print_provider(get_settings()),
-            admin_catalog.parse_shop_id(shop_id),
+            product_forms.parse_shop_id(shop_id),
             row["id"],
             title=row["title"],
             description=row["description"],

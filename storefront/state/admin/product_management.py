@@ -10,8 +10,9 @@ import reflex as rx
 
 from storefront.config import get_settings
 from storefront.db import session_scope
-from storefront.services.admin import admin_catalog
-from storefront.services.admin.admin_catalog import AdminProductRow, ProductForm
+from storefront.services.admin import admin_catalog, product_forms
+from storefront.services.admin.admin_catalog import AdminProductRow
+from storefront.services.admin.product_forms import ProductForm
 from storefront.services.platform.errors import ServiceError, ValidationError
 from storefront.state.admin.session import AdminState
 from storefront.state.admin.shops import ShopsState
@@ -30,9 +31,9 @@ PRODUCT_CREATED = "Product created successfully"
 PRODUCT_PUBLISHED = "Product published successfully"
 
 #: (value, label) of the create form's selects, in the spec's order.
-PRODUCT_TYPE_OPTIONS: list[tuple[str, str]] = [(str(i), name) for i, name in admin_catalog.PRODUCT_TYPES.items()]
-PRINT_PROVIDER_OPTIONS: list[tuple[str, str]] = [(str(i), name) for i, name in admin_catalog.PRINT_PROVIDERS.items()]
-DEFAULT_PRICE = admin_catalog.DEFAULT_CREATE_PRICE
+PRODUCT_TYPE_OPTIONS: list[tuple[str, str]] = [(str(i), name) for i, name in product_forms.PRODUCT_TYPES.items()]
+PRINT_PROVIDER_OPTIONS: list[tuple[str, str]] = [(str(i), name) for i, name in product_forms.PRINT_PROVIDERS.items()]
+DEFAULT_PRICE = product_forms.DEFAULT_CREATE_PRICE
 
 
 class PublishOption(TypedDict):
@@ -54,7 +55,7 @@ def _options(shop_id: str, offset: int) -> tuple[list[PublishOption], int]:
     with session_scope() as session:
         page = admin_catalog.product_page(
             session,
-            shop_id=admin_catalog.parse_shop_id(shop_id),
+            shop_id=product_forms.parse_shop_id(shop_id),
             limit=PAGE_SIZE,
             offset=offset,
             unpublished_first=True,
@@ -65,13 +66,13 @@ def _options(shop_id: str, offset: int) -> tuple[list[PublishOption], int]:
 def _create(shop_id: str, form: ProductForm) -> AdminProductRow:
     with session_scope() as session:
         provider = shared_print_provider(get_settings())
-        return admin_catalog.create_product(session, provider, admin_catalog.parse_shop_id(shop_id), form)
+        return admin_catalog.create_product(session, provider, product_forms.parse_shop_id(shop_id), form)
 
 
 def _publish(shop_id: str, product_id: str | None) -> AdminProductRow:
     with session_scope() as session:
         provider = shared_print_provider(get_settings())
-        return admin_catalog.publish_product(session, provider, admin_catalog.parse_shop_id(shop_id), product_id)
+        return admin_catalog.publish_product(session, provider, product_forms.parse_shop_id(shop_id), product_id)
 
 
 # --------------------------------------------------------------------------- the state

@@ -16,7 +16,7 @@ import reflex as rx
 
 from storefront.config import get_settings
 from storefront.db import session_scope
-from storefront.services.admin import admin_catalog
+from storefront.services.admin import admin_catalog, product_forms
 from storefront.services.catalog import sync as catalog_sync
 from storefront.services.admin.admin_catalog import AdminProductRow, VariantMargin, VariantRow
 from storefront.services.catalog.sync import SyncProgress
@@ -226,21 +226,21 @@ def _with_session(action: Callable[..., T], *args: Any) -> T:
 def _page(shop_id: str, offset: int) -> tuple[list[ProductRow], int]:
     with session_scope() as session:
         page = admin_catalog.product_page(
-            session, shop_id=admin_catalog.parse_shop_id(shop_id), limit=PAGE_SIZE, offset=offset
+            session, shop_id=product_forms.parse_shop_id(shop_id), limit=PAGE_SIZE, offset=offset
         )
     return [to_row(row) for row in page.rows], page.total
 
 
 def _sync(shop_id: str, progress: Callable[[SyncProgress], None]) -> catalog_sync.SyncResult:
-    return _with_session(catalog_sync.sync_shop, admin_catalog.parse_shop_id(shop_id), progress)
+    return _with_session(catalog_sync.sync_shop, product_forms.parse_shop_id(shop_id), progress)
 
 
 def _sync_price(shop_id: str, product_id: str, price: object) -> AdminProductRow:
-    return _with_session(admin_catalog.sync_price, admin_catalog.parse_shop_id(shop_id), product_id, price)
+    return _with_session(admin_catalog.sync_price, product_forms.parse_shop_id(shop_id), product_id, price)
 
 
 def _margins(shop_id: str, product_id: str) -> list[MarginRow]:
-    margins = admin_catalog.variant_margins(_provider(), admin_catalog.parse_shop_id(shop_id), product_id)
+    margins = admin_catalog.variant_margins(_provider(), product_forms.parse_shop_id(shop_id), product_id)
     return [to_margin_row(margin) for margin in margins]
 
 
@@ -250,15 +250,15 @@ def _product(product_id: str) -> AdminProductRow:
 
 
 def _set_prices(shop_id: str, product_id: str, prices: dict[int, object]) -> AdminProductRow:
-    return _with_session(admin_catalog.set_variant_prices, admin_catalog.parse_shop_id(shop_id), product_id, prices)
+    return _with_session(admin_catalog.set_variant_prices, product_forms.parse_shop_id(shop_id), product_id, prices)
 
 
 def _publish(shop_id: str, product_id: str) -> AdminProductRow:
-    return _with_session(admin_catalog.publish_product, admin_catalog.parse_shop_id(shop_id), product_id)
+    return _with_session(admin_catalog.publish_product, product_forms.parse_shop_id(shop_id), product_id)
 
 
 def _unpublish(shop_id: str, product_id: str) -> AdminProductRow:
-    return _with_session(admin_catalog.unpublish_product, admin_catalog.parse_shop_id(shop_id), product_id)
+    return _with_session(admin_catalog.unpublish_product, product_forms.parse_shop_id(shop_id), product_id)
 
 
 def _log_unexpected(error: Exception, what: str) -> None:
