@@ -37,7 +37,7 @@ from storefront.api.schemas import (
     errors,
 )
 from storefront.models import DB_INT_MAX, DB_INT_MIN
-from storefront.services.admin import admin_catalog, product_forms
+from storefront.services.admin import admin_catalog, product_forms, product_rows
 from storefront.services.catalog import catalog, sync as catalog_sync
 from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.platform.money import cents_to_dollars
@@ -93,11 +93,11 @@ def _shop_for(request: Request, product_id: str, payload: dict[str, Any]) -> int
     if payload.get("shopId") is not None:
         return product_forms.parse_shop_id(payload["shopId"])
     with _session(request) as session:
-        return admin_catalog.shop_of(session, product_id)
+        return product_rows.shop_of(session, product_id)
 
 
-def _row_answer(row: admin_catalog.AdminProductRow) -> dict[str, Any]:
-    return {"data": admin_catalog.serialize_row(row)}
+def _row_answer(row: product_rows.AdminProductRow) -> dict[str, Any]:
+    return {"data": product_rows.serialize_row(row)}
 
 
 # --------------------------------------------------------------------------- /api/printify/shops/...
@@ -109,17 +109,17 @@ def list_shop_products(
     shop_id: ShopId,
     q: str = "",
     category: str | None = None,
-    limit: int = Query(admin_catalog.DEFAULT_PAGE_SIZE, ge=DB_INT_MIN, le=DB_INT_MAX),
+    limit: int = Query(product_rows.DEFAULT_PAGE_SIZE, ge=DB_INT_MIN, le=DB_INT_MAX),
     offset: int = Query(0, ge=DB_INT_MIN, le=DB_INT_MAX),
 ) -> dict[str, Any]:
     """A page of the shop's products from the catalogue cache (hidden and unpublished included),
     newest first; `q` searches title and description. {data, total, limit, offset, hasMore}."""
     with _session(request) as session:
-        page = admin_catalog.product_page(
+        page = product_rows.product_page(
             session, shop_id=shop_id, query=q, category=category, limit=limit, offset=offset
         )
     return {
-        "data": [admin_catalog.serialize_row(row) for row in page.rows],
+        "data": [product_rows.serialize_row(row) for row in page.rows],
         "total": page.total,
         "limit": page.limit,
         "offset": page.offset,
@@ -316,7 +316,7 @@ def _category_product(product: catalog.ProductSummary) -> dict[str, Any]:
 def category_products(
     request: Request,
     category: str,
-    limit: int = Query(CATEGORY_PAGE_SIZE, ge=1, le=admin_catalog.MAX_PAGE_SIZE),
+    limit: int = Query(CATEGORY_PAGE_SIZE, ge=1, le=product_rows.MAX_PAGE_SIZE),
     offset: int = Query(0, ge=0, le=DB_INT_MAX),
 ) -> dict[str, Any]:
     """The products a collection page shows (visible and published), newest first: {data, total}."""

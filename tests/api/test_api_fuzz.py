@@ -53,7 +53,7 @@ from storefront.api.app import create_api
 from storefront.config import Settings
 from storefront.db import make_engine, migrate
 from storefront.models import AdminSession, utcnow
-from storefront.services.admin import admin_catalog
+from storefront.services.admin import product_rows
 from storefront.services.admin.auth import SESSION_LIFETIME, hash_token
 from storefront.services.payments.gateway import TestPaymentGateway
 from tests.ordering import order_payload, pick, seed_demo
@@ -188,7 +188,7 @@ def records(api_schema: BaseOpenAPISchema, fuzz_engine: tuple[Engine, Path], adm
     engine = fuzz_engine[0]
     chosen = pick(engine)
     with Session(engine) as session:
-        shop_id = admin_catalog.shop_of(session, chosen.product_id)
+        shop_id = product_rows.shop_of(session, chosen.product_id)
     with TestClient(api_schema.app) as client:
         placed = client.post("/api/printify/orders", json=order_payload((chosen, 1)))
         assert placed.status_code == 201, placed.text

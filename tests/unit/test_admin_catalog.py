@@ -14,7 +14,7 @@ from sqlmodel import Session, select
 
 from storefront.collections import COLLECTIONS
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
-from storefront.services.admin import admin_catalog, product_forms
+from storefront.services.admin import admin_catalog, product_forms, product_rows
 from storefront.services.catalog import catalog, sync as catalog_sync
 from storefront.services.admin.product_forms import ProductForm
 from storefront.services.catalog.sync import SyncProgress, upsert_product
@@ -99,40 +99,40 @@ def _form(**overrides: Any) -> ProductForm:
 def test_the_list_holds_every_product_of_the_shop_hidden_and_unpublished_too(
     session: Session, provider: DemoPrintProvider
 ) -> None:
-    page = admin_catalog.product_page(session, shop_id=SHOP, limit=100)
+    page = product_rows.product_page(session, shop_id=SHOP, limit=100)
     assert page.total == provider.list_products(SHOP)["total"] == len(page.rows)
     assert {row.status for row in page.rows} == {"published", "unpublished"}
     assert all(row.is_published == (row.status == "published") for row in page.rows)
 
 
 def test_the_list_pages_in_a_stable_order(session: Session) -> None:
-    everything = [row.id for row in admin_catalog.product_page(session, shop_id=SHOP, limit=100).rows]
+    everything = [row.id for row in product_rows.product_page(session, shop_id=SHOP, limit=100).rows]
     paged: list[str] = []
     for offset in range(0, len(everything), 10):
-        page = admin_catalog.product_page(session, shop_id=SHOP, limit=10, offset=offset)
+        page = product_rows.product_page(session, shop_id=SHOP, limit=10, offset=offset)
         paged += [row.id for row in page.rows]
         assert page.has_more == (offset + 10 < len(everything))
     assert paged == everything
 
 
 def test_the_publish_select_lists_unpublished_products_first_in_the_usual_order(session: Session) -> None:
-    everything = admin_catalog.product_page(session, shop_id=SHOP, limit=100).rows
-    first = admin_catalog.product_page(session, shop_id=SHOP, limit=100, unpublished_first=True).rows
+    everything = product_rows.product_page(session, shop_id=SHOP, limit=100).rows
+    first = product_rows.product_page(session, shop_id=SHOP, limit=100, unpublished_first=True).rows
     drafts = [row.id for row in everything if not row.is_published]
     assert drafts, "the demo catalogue has drafts"
     assert [row.id for row in first] == drafts + [row.id for row in everything if row.is_published]
 
 
 def test_search_matches_title_or_description_case_insensitively(session: Session) -> None:
-    by_title = admin_catalog.product_page(session, shop_id=SHOP, query="hOOdIe", limit=100)
+    by_title = product_rows.product_page(session, shop_id=SHOP, query="hOOdIe", limit=100)
     assert by_title.total and all("hoodie" in row.title.lower() or "hoodie" in row.description.lower() for row in by_title.rows)
-    by_description = admin_catalog.product_page(session, shop_id=SHOP, query="KANGAROO POCKET", limit=100)
+    by_description = product_rows.product_page(session, shop_id=SHOP, query="KANGAROO POCKET", limit=100)
     assert by_description.total and all("kangaroo pocket" not in row.title.lower() for row in by_description.rows)
-    assert admin_catalog.product_page(session, shop_id=SHOP, query="no such product").total == 0
+    assert product_rows.product_page(session, shop_id=SHOP, query="no such product").total == 0
 
 
 def test_a_row_carries_the_editor_fields(session: Session, provider: DemoPrintProvider) -> None:
-    row = admin_catalog.product_page(session, shop_id=SHOP, limit=1).rows[0]
+    row = product_rows.product_page(session, shop_id=SHOP, limit=1).rows[0]
     product = provider.get_product(SHOP, row.id)
     first_enabled = next(v for v in product["variants"] if v["is_enabled"])
     assert row.price_cents == first_enabled["price"]
@@ -144,25 +144,25 @@ def test_a_row_carries_the_editor_fields(session: Session, provider: DemoPrintPr
 
 
 def test_the_list_filters_by_category(session: Session) -> None:
-    page = admin_catalog.product_page(session, shop_id=SHOP, category="HWDZN", limit=100)
+    page = product_rows.product_page(session, shop_id=SHOP, category="HWDZN", limit=100)
     assert page.total >= 4 and {row.category for row in page.rows} == {"hwdzn"}
 
 
 @pytest.mark.parametrize(("limit", "offset"), [(0, 0), (101, 0), ("many", 0), (10, -1)])
 def test_a_bad_page_is_refused(session: Session, limit: object, offset: object) -> None:
     with pytest.raises(ValidationError):
-        admin_catalog.product_page(session, shop_id=SHOP, limit=limit, offset=offset)
+        product_rows.product_page(session, shop_id=SHOP, limit=limit, offset=offset)
 
 
 # --------------------------------------------------------------------------- collection cards
 
 
 def test_collection_cards_count_visible_and_total_products(session: Session) -> None:
-    cards = {card.key: card for card in admin_catalog.collection_summaries(session, shop_id=SHOP)}
+    cards = {card.key: card for card in product_rows.collection_summaries(session, shop_id=SHOP)}
     assert list(cards) == [c.key for c in COLLECTIONS]
     shown = catalog.collection_counts(session)
     for key, card in cards.items():
-        rows = admin_catalog.product_page(session, shop_id=SHOP, category=key, limit=100).rows
+        rows = product_rows.product_page(session, shop_id=SHOP, category=key, limit=100).rows
         assert (card.visible, card.total) == (shown[key], len(rows))
         assert card.preview_names == tuple(row.title for row in rows[:3])
         assert card.more == len(rows) - 3
@@ -171,9 +171,9 @@ def test_collection_cards_count_visible_and_total_products(session: Session) -> 
 
 
 def test_hiding_a_product_lowers_its_cards_visible_count(session: Session) -> None:
-    before = {c.key: c.visible for c in admin_catalog.collection_summaries(session)}
+    before = {c.key: c.visible for c in product_rows.collection_summaries(session)}
     admin_catalog.set_visibility(session, _shown_id(session, "hwdrn"), False)
-    after = {c.key: c.visible for c in admin_catalog.collection_summaries(session)}
+    after = {c.key: c.visible for c in product_rows.collection_summaries(session)}
     assert after["hwdrn"] == before["hwdrn"] - 1
 
 
@@ -303,7 +303,7 @@ def test_hiding_removes_the_product_from_the_storefront_and_showing_brings_it_ba
     assert product_id not in {p.id for p in catalog.search_products(session, collection_key="hwdrn")}
     with pytest.raises(NotFoundError):
         catalog.get_product(session, product_id)
-    assert admin_catalog.product_page(session, query=row.title).rows[0].is_active is False
+    assert product_rows.product_page(session, query=row.title).rows[0].is_active is False
     admin_catalog.set_visibility(session, product_id, True)
     assert product_id in {p.id for p in catalog.search_products(session, collection_key="hwdrn")}
 
@@ -404,7 +404,7 @@ def test_create_makes_every_catalogue_variant_at_the_default_price(
     assert [v["id"] for v in at_provider["variants"]] == [v["id"] for v in catalogue]
     assert all(v["price"] == 2999 and v["is_enabled"] for v in at_provider["variants"])
     assert (row.price_cents, row.status, row.is_active, row.category) == (2999, "unpublished", True, "hwdzn")
-    assert admin_catalog.product_page(session, shop_id=SHOP, limit=1).rows[0].id == row.id
+    assert product_rows.product_page(session, shop_id=SHOP, limit=1).rows[0].id == row.id
 
 
 def test_create_publish_and_the_shopper_sees_it(session: Session, provider: DemoPrintProvider) -> None:
@@ -420,10 +420,10 @@ def test_create_publish_and_the_shopper_sees_it(session: Session, provider: Demo
 
 
 def test_a_refused_create_stores_nothing(session: Session, provider: DemoPrintProvider) -> None:
-    before = admin_catalog.product_page(session, shop_id=SHOP).total
+    before = product_rows.product_page(session, shop_id=SHOP).total
     with pytest.raises(ProviderError):
         admin_catalog.create_product(session, Refusing(provider, "create_product"), SHOP, _form())  # type: ignore[arg-type]
-    assert admin_catalog.product_page(session, shop_id=SHOP).total == before
+    assert product_rows.product_page(session, shop_id=SHOP).total == before
 
 
 def test_form_from_the_spec_payload_defaults_the_price() -> None:
@@ -576,8 +576,8 @@ def test_parse_price_reads_dollars_as_typed(value: object, cents: int) -> None:
 
 
 def test_serialized_rows_carry_dollars_and_cent_variant_prices(session: Session) -> None:
-    row = admin_catalog.product_page(session, shop_id=SHOP, limit=1).rows[0]
-    body = admin_catalog.serialize_row(row)
+    row = product_rows.product_page(session, shop_id=SHOP, limit=1).rows[0]
+    body = product_rows.serialize_row(row)
     assert body["price"] == f"{row.price_cents / 100:.2f}"
     assert body["variants"][0]["price"] == row.variants[0].price_cents
     assert json.loads(json.dumps(body)) == body

@@ -13,7 +13,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Session, delete, select, update
 
 from storefront.models import CatalogProduct, CatalogVariant
-from storefront.services.admin import admin_catalog
+from storefront.services.admin import product_rows
 from storefront.services.catalog import catalog, listing
 from storefront.services.catalog.text_search import SEARCH_TABLE, case_variants, contains_text, fts_phrase, like_pattern
 from tests.unit.test_catalog import SHOP_ID, add, printify_product
@@ -71,7 +71,7 @@ def page_ids(session: Session, query: str, *, in_description: bool = False) -> s
 
 
 def admin_ids(session: Session, query: str) -> set[str]:
-    page = admin_catalog.product_page(session, shop_id=SHOP_ID, query=query, limit=100)
+    page = product_rows.product_page(session, shop_id=SHOP_ID, query=query, limit=100)
     assert page.total == len(page.rows)
     return {row.id for row in page.rows}
 

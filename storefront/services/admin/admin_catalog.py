@@ -10,17 +10,14 @@ No database transaction is open while the provider is called.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import case, func
 from sqlalchemy.exc import SQLAlchemyError
-from sqlalchemy.sql.elements import ColumnElement
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
-from storefront.collections import COLLECTIONS
-from storefront.models import CatalogProduct, CatalogVariant
+from storefront.models import CatalogProduct
 from storefront.services.admin.product_forms import (
     DESCRIPTION_NOT_TEXT,
     DESCRIPTION_TOO_SHORT,
@@ -41,15 +38,13 @@ from storefront.services.admin.product_forms import (
     parse_product_id,
     raise_if,
     title_errors,
-    whole_number,
 )
-from storefront.services.catalog.catalog import PRODUCT_NOT_FOUND, listing_price, plain_text, storefront_handle
+from storefront.services.admin.product_rows import AdminProductRow, get_product_row
+from storefront.services.catalog.catalog import PRODUCT_NOT_FOUND, storefront_handle
 from storefront.services.catalog.sync import remove_products, upsert_product, variant_labels
 from storefront.services.platform.errors import NotFoundError, ServiceError, ValidationError
-from storefront.services.platform.money import cents_to_dollars
 from storefront.services.printify.errors import ProviderError, ProviderNotFound, provider_reason
 from storefront.services.printify.provider import PRODUCT_LOCKED_CODE, PUBLISH_EVERYTHING, PrintProvider
-from storefront.services.catalog.text_search import contains_text
 
 # --------------------------------------------------------------------------- the spec's texts
 
@@ -68,92 +63,17 @@ FAILED_TO_SYNC_PRODUCT_PRICE = "Failed to sync product price"
 # --------------------------------------------------------------------------- our own texts
 
 INVALID_VISIBILITY = "Visibility must be true or false"
-INVALID_LIMIT_TEMPLATE = "Limit must be a whole number from 1 to {max}"
-INVALID_OFFSET = "Offset must be a whole number, 0 or more"
 UNKNOWN_VARIANT = "Unknown variant"
 CATALOGUE_NOT_UPDATED = (
     "The print provider saved the change, but the store's catalogue could not be updated. "
     "Sync the catalogue to catch up."
 )
 
-# --------------------------------------------------------------------------- constants
-
-DEFAULT_PAGE_SIZE = 20
-MAX_PAGE_SIZE = 100
-CATEGORY_PREVIEW = 3
-PUBLISHED = "published"
-UNPUBLISHED = "unpublished"
-INVALID_LIMIT = INVALID_LIMIT_TEMPLATE.format(max=MAX_PAGE_SIZE)
-
 
 class CatalogueWriteError(ServiceError):
     """The provider accepted a change but the cache could not record it (a sync catches up)."""
 
     status_code = 500
-
-
-# --------------------------------------------------------------------------- read models
-
-
-@dataclass(frozen=True, slots=True)
-class VariantRow:
-    """One variant of a product row; price in cents."""
-
-    id: int
-    title: str
-    size: str
-    colour: str
-    price_cents: int
-    enabled: bool
-
-
-@dataclass(frozen=True, slots=True)
-class AdminProductRow:
-    """A product as the editor and category lists show it (hidden and unpublished ones too)."""
-
-    id: str
-    shop_id: int
-    title: str
-    #: Plain text for display; `description_html` is what the provider holds.
-    description: str
-    description_html: str
-    #: The first enabled variant's price; None when no variant is enabled.
-    price_cents: int | None
-    category: str
-    is_active: bool
-    is_published: bool
-    status: str
-    variants: tuple[VariantRow, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class ProductPage:
-    """One page of a shop's products and how many match in all."""
-
-    rows: list[AdminProductRow]
-    total: int
-    limit: int
-    offset: int
-
-    @property
-    def has_more(self) -> bool:
-        return self.offset + len(self.rows) < self.total
-
-
-@dataclass(frozen=True, slots=True)
-class CollectionSummary:
-    """A collection card: products shown on its page of all placed in it, and the first names."""
-
-    key: str
-    label: str
-    title: str
-    route: str
-    #: Shown on the collection page (visible and published).
-    visible: int
-    total: int
-    preview_names: tuple[str, ...]
-    #: How many more than the preview ('+N more').
-    more: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,166 +90,6 @@ class VariantMargin:
     margin_cents: int
     #: Margin as a percentage of the price, one decimal; None for a zero price.
     margin_percent: float | None
-
-
-def _page_number(value: object, minimum: int, maximum: int | None, message: str, field: str) -> int:
-    number = whole_number(value)
-    if number is None or number < minimum or (maximum is not None and number > maximum):
-        raise ValidationError(message, {field: message})
-    return number
-
-
-# --------------------------------------------------------------------------- reading the cache
-
-
-def _newest_first() -> tuple[Any, ...]:
-    """The stable order of every product list: newest first, undated last, then title and id."""
-    return (
-        col(CatalogProduct.provider_created_at).is_(None),
-        col(CatalogProduct.provider_created_at).desc(),
-        col(CatalogProduct.title),
-        col(CatalogProduct.id),
-    )
-
-
-def _variants_of(session: Session, product_ids: Sequence[str]) -> dict[str, list[CatalogVariant]]:
-    """Variants of these products in provider order, in one query."""
-    grouped: dict[str, list[CatalogVariant]] = {pid: [] for pid in product_ids}
-    if product_ids:
-        rows = session.exec(
-            select(CatalogVariant)
-            .where(col(CatalogVariant.product_id).in_(list(product_ids)))
-            .order_by(col(CatalogVariant.sort_order), col(CatalogVariant.id))
-        ).all()
-        for row in rows:
-            grouped[row.product_id].append(row)
-    return grouped
-
-
-def _row(product: CatalogProduct, variants: Sequence[CatalogVariant]) -> AdminProductRow:
-    return AdminProductRow(
-        id=product.id,
-        shop_id=product.shop_id,
-        title=product.title,
-        description=plain_text(product.description),
-        description_html=product.description,
-        price_cents=listing_price(variants),
-        category=product.collection_key,
-        is_active=product.is_active,
-        is_published=product.is_published,
-        status=PUBLISHED if product.is_published else UNPUBLISHED,
-        variants=tuple(
-            VariantRow(
-                id=v.variant_id,
-                title=v.title,
-                size=v.size,
-                colour=v.color,
-                price_cents=v.price_cents,
-                enabled=v.is_enabled,
-            )
-            for v in variants
-        ),
-    )
-
-
-def _filters(shop_id: int | None, query: str, category: str | None) -> list[ColumnElement[bool]]:
-    conditions: list[ColumnElement[bool]] = []
-    if shop_id is not None:
-        conditions.append(col(CatalogProduct.shop_id) == shop_id)
-    needle = query.strip()
-    if needle:
-        conditions.append(contains_text(needle, in_description=True))
-    if category:
-        conditions.append(col(CatalogProduct.collection_key) == category_key(category))
-    return conditions
-
-
-def product_page(
-    session: Session,
-    *,
-    shop_id: int | None = None,
-    query: str = "",
-    category: str | None = None,
-    limit: object = DEFAULT_PAGE_SIZE,
-    offset: object = 0,
-    unpublished_first: bool = False,
-) -> ProductPage:
-    """A page of the shop's products, hidden and unpublished ones included, newest first; `query`
-    matches title or description case-insensitively, `category` keeps one collection, and
-    `unpublished_first` puts what still awaits publishing ahead (the publish select)."""
-    size = _page_number(limit, 1, MAX_PAGE_SIZE, INVALID_LIMIT, "limit")
-    start = _page_number(offset, 0, None, INVALID_OFFSET, "offset")
-    conditions = _filters(shop_id, query, category)
-    total = session.exec(select(func.count()).select_from(CatalogProduct).where(*conditions)).one()
-    products = session.exec(
-        select(CatalogProduct)
-        .where(*conditions)
-        .order_by(*((col(CatalogProduct.is_published),) if unpublished_first else ()), *_newest_first())
-        .offset(start)
-        .limit(size)
-    ).all()
-    variants = _variants_of(session, [p.id for p in products])
-    return ProductPage(
-        rows=[_row(p, variants[p.id]) for p in products], total=int(total), limit=size, offset=start
-    )
-
-
-def get_product_row(session: Session, product_id: str) -> AdminProductRow:
-    """One cached product as a row; NotFoundError when it is not cached."""
-    product = session.get(CatalogProduct, parse_product_id(product_id))
-    if product is None:
-        raise NotFoundError(PRODUCT_NOT_FOUND)
-    return _row(product, _variants_of(session, [product.id])[product.id])
-
-
-def shop_of(session: Session, product_id: str) -> int:
-    """The shop a cached product belongs to; NotFoundError when it is not cached."""
-    shop_id = session.exec(select(CatalogProduct.shop_id).where(CatalogProduct.id == parse_product_id(product_id))).first()
-    if shop_id is None:
-        raise NotFoundError(PRODUCT_NOT_FOUND)
-    return int(shop_id)
-
-
-def collection_summaries(session: Session, *, shop_id: int | None = None) -> list[CollectionSummary]:
-    """The five collection cards, in display order."""
-    conditions = _filters(shop_id, "", None)
-    shown = col(CatalogProduct.is_active).is_(True) & col(CatalogProduct.is_published).is_(True)
-    counts = {
-        key: (int(total), int(visible or 0))
-        for key, total, visible in session.exec(
-            select(
-                CatalogProduct.collection_key,
-                func.count(),
-                func.sum(case((shown, 1), else_=0)),
-            )
-            .where(*conditions)
-            .group_by(col(CatalogProduct.collection_key))
-        ).all()
-    }
-    summaries = []
-    for collection in COLLECTIONS:
-        total, visible = counts.get(collection.key, (0, 0))
-        names = tuple(
-            session.exec(
-                select(CatalogProduct.title)
-                .where(col(CatalogProduct.collection_key) == collection.key, *conditions)
-                .order_by(*_newest_first())
-                .limit(CATEGORY_PREVIEW)
-            ).all()
-        )
-        summaries.append(
-            CollectionSummary(
-                key=collection.key,
-                label=collection.label,
-                title=collection.title,
-                route=collection.route,
-                visible=visible,
-                total=total,
-                preview_names=names,
-                more=max(total - len(names), 0),
-            )
-        )
-    return summaries
 
 
 # --------------------------------------------------------------------------- writing the cache
@@ -589,39 +349,6 @@ def variant_margins(provider: PrintProvider, shop_id: int, product_id: str) -> l
 
 
 # --------------------------------------------------------------------------- wording and JSON
-
-
-def dollars(cents: int | None) -> str | None:
-    """'29.99' for 2999; None stays None."""
-    return None if cents is None else f"{cents_to_dollars(cents):.2f}"
-
-
-def serialize_row(row: AdminProductRow) -> dict[str, Any]:
-    """A row as the API answers it: the spec's editable product fields, variant prices in cents."""
-    return {
-        "id": row.id,
-        "shopId": row.shop_id,
-        "title": row.title,
-        "description": row.description_html,
-        "descriptionText": row.description,
-        "price": dollars(row.price_cents),
-        "priceCents": row.price_cents,
-        "category": row.category,
-        "isActive": row.is_active,
-        "is_published": row.is_published,
-        "status": row.status,
-        "variants": [
-            {
-                "id": v.id,
-                "title": v.title,
-                "size": v.size,
-                "color": v.colour,
-                "price": v.price_cents,
-                "is_enabled": v.enabled,
-            }
-            for v in row.variants
-        ],
-    }
 
 
 def serialize_margin(margin: VariantMargin) -> dict[str, Any]:

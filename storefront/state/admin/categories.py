@@ -11,7 +11,7 @@ import reflex as rx
 
 from storefront.config import get_settings
 from storefront.db import session_scope
-from storefront.services.admin import admin_catalog, product_forms
+from storefront.services.admin import admin_catalog, product_forms, product_rows
 from storefront.services.platform.errors import ServiceError
 from storefront.services.platform.money import format_usd
 from storefront.state.admin.session import AdminState
@@ -44,7 +44,7 @@ class CategoryRow(TypedDict):
     is_active: bool
 
 
-def to_card(summary: admin_catalog.CollectionSummary) -> SummaryCard:
+def to_card(summary: product_rows.CollectionSummary) -> SummaryCard:
     return SummaryCard(
         key=summary.key,
         label=summary.label,
@@ -56,7 +56,7 @@ def to_card(summary: admin_catalog.CollectionSummary) -> SummaryCard:
     )
 
 
-def to_row(row: admin_catalog.AdminProductRow) -> CategoryRow:
+def to_row(row: product_rows.AdminProductRow) -> CategoryRow:
     return CategoryRow(
         id=row.id,
         name=row.title,
@@ -66,16 +66,16 @@ def to_row(row: admin_catalog.AdminProductRow) -> CategoryRow:
     )
 
 
-def _load(shop_id: str, offset: int) -> tuple[list[SummaryCard], admin_catalog.ProductPage]:
+def _load(shop_id: str, offset: int) -> tuple[list[SummaryCard], product_rows.ProductPage]:
     shop = product_forms.parse_shop_id(shop_id)
     with session_scope() as session:
-        cards = [to_card(s) for s in admin_catalog.collection_summaries(session, shop_id=shop)]
-        return cards, admin_catalog.product_page(session, shop_id=shop, limit=PAGE_SIZE, offset=offset)
+        cards = [to_card(s) for s in product_rows.collection_summaries(session, shop_id=shop)]
+        return cards, product_rows.product_page(session, shop_id=shop, limit=PAGE_SIZE, offset=offset)
 
 
 def _summaries(shop_id: str) -> list[SummaryCard]:
     with session_scope() as session:
-        return [to_card(s) for s in admin_catalog.collection_summaries(session, shop_id=product_forms.parse_shop_id(shop_id))]
+        return [to_card(s) for s in product_rows.collection_summaries(session, shop_id=product_forms.parse_shop_id(shop_id))]
 
 
 def _set_category(shop_id: str, product_id: str, category: str) -> None:

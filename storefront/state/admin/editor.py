@@ -10,7 +10,7 @@ import reflex as rx
 
 from storefront.config import get_settings
 from storefront.db import session_scope
-from storefront.services.admin import admin_catalog, admin_editor, product_forms
+from storefront.services.admin import admin_catalog, admin_editor, product_forms, product_rows
 from storefront.services.platform.errors import ServiceError
 from storefront.state.admin.session import AdminState
 from storefront.state.admin.shops import current_shop
@@ -41,11 +41,11 @@ class EditorRow(TypedDict):
     error: str
 
 
-def to_editor_row(row: admin_catalog.AdminProductRow) -> EditorRow:
+def to_editor_row(row: product_rows.AdminProductRow) -> EditorRow:
     values = {
         "title": row.title,
         "description": row.description_html,
-        "price": admin_catalog.dollars(row.price_cents) or "",
+        "price": product_rows.dollars(row.price_cents) or "",
         "category": row.category,
     }
     return EditorRow(
@@ -59,14 +59,14 @@ def to_editor_row(row: admin_catalog.AdminProductRow) -> EditorRow:
     )
 
 
-def _page(shop_id: str, query: str, offset: int) -> admin_catalog.ProductPage:
+def _page(shop_id: str, query: str, offset: int) -> product_rows.ProductPage:
     with session_scope() as session:
-        return admin_catalog.product_page(
+        return product_rows.product_page(
             session, shop_id=product_forms.parse_shop_id(shop_id), query=query, limit=PAGE_SIZE, offset=offset
         )
 
 
-def _save(shop_id: str, row: EditorRow) -> admin_catalog.AdminProductRow:
+def _save(shop_id: str, row: EditorRow) -> product_rows.AdminProductRow:
     with session_scope() as session:
         return admin_catalog.update_product(
             session,

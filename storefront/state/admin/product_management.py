@@ -10,8 +10,8 @@ import reflex as rx
 
 from storefront.config import get_settings
 from storefront.db import session_scope
-from storefront.services.admin import admin_catalog, product_forms
-from storefront.services.admin.admin_catalog import AdminProductRow
+from storefront.services.admin import admin_catalog, product_forms, product_rows
+from storefront.services.admin.product_rows import AdminProductRow
 from storefront.services.admin.product_forms import ProductForm
 from storefront.services.platform.errors import ServiceError, ValidationError
 from storefront.state.admin.session import AdminState
@@ -22,7 +22,7 @@ from storefront.wiring import shared_print_provider
 log = logging.getLogger(__name__)
 
 #: Products offered by the publish select per page (Load more fetches the next).
-PAGE_SIZE = admin_catalog.MAX_PAGE_SIZE
+PAGE_SIZE = product_rows.MAX_PAGE_SIZE
 CREATE_TAB = "create"
 PUBLISH_TAB = "publish"
 
@@ -53,7 +53,7 @@ def to_option(row: AdminProductRow) -> PublishOption:
 
 def _options(shop_id: str, offset: int) -> tuple[list[PublishOption], int]:
     with session_scope() as session:
-        page = admin_catalog.product_page(
+        page = product_rows.product_page(
             session,
             shop_id=product_forms.parse_shop_id(shop_id),
             limit=PAGE_SIZE,

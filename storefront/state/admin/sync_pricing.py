@@ -16,9 +16,10 @@ import reflex as rx
 
 from storefront.config import get_settings
 from storefront.db import session_scope
-from storefront.services.admin import admin_catalog, product_forms
+from storefront.services.admin import admin_catalog, product_forms, product_rows
 from storefront.services.catalog import sync as catalog_sync
-from storefront.services.admin.admin_catalog import AdminProductRow, VariantMargin, VariantRow
+from storefront.services.admin.admin_catalog import VariantMargin
+from storefront.services.admin.product_rows import AdminProductRow, VariantRow
 from storefront.services.catalog.sync import SyncProgress
 from storefront.services.platform.errors import ServiceError, ValidationError
 from storefront.services.platform.money import format_usd
@@ -130,7 +131,7 @@ def to_row(row: AdminProductRow) -> ProductRow:
         status=status_label(row),
         published=row.is_published,
         price=price_text(row.price_cents),
-        price_value=admin_catalog.dollars(row.price_cents) or "",
+        price_value=product_rows.dollars(row.price_cents) or "",
         variant_count=str(len(row.variants)),
     )
 
@@ -156,7 +157,7 @@ def to_variant_price(variant: VariantRow) -> VariantPrice:
     return VariantPrice(
         id=str(variant.id),
         label=variant_label(variant),
-        price=admin_catalog.dollars(variant.price_cents) or "",
+        price=product_rows.dollars(variant.price_cents) or "",
         enabled=variant.enabled,
     )
 
@@ -225,7 +226,7 @@ def _with_session(action: Callable[..., T], *args: Any) -> T:
 
 def _page(shop_id: str, offset: int) -> tuple[list[ProductRow], int]:
     with session_scope() as session:
-        page = admin_catalog.product_page(
+        page = product_rows.product_page(
             session, shop_id=product_forms.parse_shop_id(shop_id), limit=PAGE_SIZE, offset=offset
         )
     return [to_row(row) for row in page.rows], page.total
@@ -246,7 +247,7 @@ def _margins(shop_id: str, product_id: str) -> list[MarginRow]:
 
 def _product(product_id: str) -> AdminProductRow:
     with session_scope() as session:
-        return admin_catalog.get_product_row(session, product_id)
+        return product_rows.get_product_row(session, product_id)
 
 
 def _set_prices(shop_id: str, product_id: str, prices: dict[int, object]) -> AdminProductRow:
