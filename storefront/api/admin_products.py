@@ -37,7 +37,7 @@ from storefront.api.schemas import (
     errors,
 )
 from storefront.models import DB_INT_MAX, DB_INT_MIN
-from storefront.services.admin import admin_catalog, product_forms, product_rows
+from storefront.services.admin import admin_catalog, product_forms, product_margins, product_rows
 from storefront.services.catalog import catalog, sync as catalog_sync
 from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.platform.money import cents_to_dollars
@@ -142,8 +142,8 @@ def get_shop_product_margins(request: Request, shop_id: ShopId, product_id: str)
         admin_catalog.FAILED_TO_LOAD_PRODUCTS,
         lambda: {
             "data": [
-                admin_catalog.serialize_margin(m)
-                for m in admin_catalog.variant_margins(_provider(request), shop_id, product_id)
+                product_margins.serialize_margin(m)
+                for m in product_margins.variant_margins(_provider(request), shop_id, product_id)
             ]
         },
     )

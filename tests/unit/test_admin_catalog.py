@@ -14,7 +14,7 @@ from sqlmodel import Session, select
 
 from storefront.collections import COLLECTIONS
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
-from storefront.services.admin import admin_catalog, product_forms, product_rows
+from storefront.services.admin import admin_catalog, product_forms, product_margins, product_rows
 from storefront.services.catalog import catalog, sync as catalog_sync
 from storefront.services.admin.product_forms import ProductForm
 from storefront.services.catalog.sync import SyncProgress, upsert_product
@@ -539,7 +539,7 @@ def test_refresh_drops_a_product_the_provider_no_longer_has(session: Session, pr
 def test_margins_are_price_minus_the_providers_cost(session: Session, provider: DemoPrintProvider) -> None:
     product_id = _shown_id(session)
     product = provider.get_product(SHOP, product_id)
-    margins = admin_catalog.variant_margins(provider, SHOP, product_id)
+    margins = product_margins.variant_margins(provider, SHOP, product_id)
     assert [(m.id, m.price_cents, m.cost_cents) for m in margins] == [
         (v["id"], v["price"], v["cost"]) for v in product["variants"]
     ]
@@ -551,13 +551,13 @@ def test_margins_are_price_minus_the_providers_cost(session: Session, provider: 
 
 def test_a_price_below_cost_shows_a_negative_margin(session: Session, provider: DemoPrintProvider) -> None:
     row = admin_catalog.create_product(session, provider, SHOP, _form(price="5"))
-    margins = admin_catalog.variant_margins(provider, SHOP, row.id)
+    margins = product_margins.variant_margins(provider, SHOP, row.id)
     assert all(m.margin_cents == 500 - m.cost_cents < 0 for m in margins)
 
 
 def test_margin_of_a_free_variant_has_no_percentage() -> None:
     product = {"variants": [{"id": 1, "title": "White / S", "price": 0, "cost": 100, "is_enabled": True}]}
-    (margin,) = admin_catalog.margins_of(product)
+    (margin,) = product_margins.margins_of(product)
     assert (margin.margin_cents, margin.margin_percent, margin.colour, margin.size) == (-100, None, "White", "S")
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from storefront.services.admin.admin_catalog import VariantMargin
+from storefront.services.admin.product_margins import VariantMargin
 from storefront.services.admin.product_rows import AdminProductRow, VariantRow
 from storefront.services.platform.errors import ServiceError, ValidationError
 from storefront.services.printify.provider import validation_error

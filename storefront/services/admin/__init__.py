@@ -1,9 +1,11 @@
 """Admin: the back office, on top of the catalogue and the orders.
 
-Staff views of the catalogue cache and every product action staff can take
-(`admin_catalog.py`), the Product Editor's rules (`admin_editor.py`), staff views of orders:
-pages, stat cards, revenue, CSV export, sending a refused order again (`admin_orders.py`), and
-admin sign-in with server-side sessions and login throttling (`auth.py`).
+Staff views of the catalogue cache: product rows, pages and collection cards (`product_rows.py`),
+the input rules of the product forms (`product_forms.py`), variant margins (`product_margins.py`),
+every product action staff can take (`admin_catalog.py`), the Product Editor's rules
+(`admin_editor.py`), staff views of orders: pages, stat cards, revenue, CSV export, sending a
+refused order again (`admin_orders.py`), and admin sign-in with server-side sessions and login
+throttling (`auth.py`).
 
 May use: platform, catalog, orders, printify.
 """

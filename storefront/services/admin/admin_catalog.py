@@ -1,6 +1,7 @@
-"""The back office's view of the catalogue cache, and every product action staff can take.
+"""Every product action staff can take: at the print provider first, then in the catalogue cache.
 
-Reads come from the cache. A change goes to the print provider first and reaches the cache only
+The reads are in `product_rows.py`, the input rules in `product_forms.py` and the variant margins
+in `product_margins.py`. A change goes to the print provider first and reaches the cache only
 once the provider accepted it, in one transaction: an action is complete or refused with a
 reason, and a refused one changes nothing locally. Provider errors (ProviderError) reach the
 caller unchanged, carrying the provider's details; `printify.errors.provider_reason` words them
@@ -11,7 +12,6 @@ No database transaction is open while the provider is called.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -41,7 +41,7 @@ from storefront.services.admin.product_forms import (
 )
 from storefront.services.admin.product_rows import AdminProductRow, get_product_row
 from storefront.services.catalog.catalog import PRODUCT_NOT_FOUND, storefront_handle
-from storefront.services.catalog.sync import remove_products, upsert_product, variant_labels
+from storefront.services.catalog.sync import remove_products, upsert_product
 from storefront.services.platform.errors import NotFoundError, ServiceError, ValidationError
 from storefront.services.printify.errors import ProviderError, ProviderNotFound, provider_reason
 from storefront.services.printify.provider import PRODUCT_LOCKED_CODE, PUBLISH_EVERYTHING, PrintProvider
@@ -74,22 +74,6 @@ class CatalogueWriteError(ServiceError):
     """The provider accepted a change but the cache could not record it (a sync catches up)."""
 
     status_code = 500
-
-
-@dataclass(frozen=True, slots=True)
-class VariantMargin:
-    """A variant's price, the provider's cost and what is left, in cents."""
-
-    id: int
-    title: str
-    size: str
-    colour: str
-    enabled: bool
-    price_cents: int
-    cost_cents: int
-    margin_cents: int
-    #: Margin as a percentage of the price, one decimal; None for a zero price.
-    margin_percent: float | None
 
 
 # --------------------------------------------------------------------------- writing the cache
@@ -314,52 +298,3 @@ def refresh_product(session: Session, provider: PrintProvider, shop_id: int, pro
         session.commit()
         raise
     return _store(session, product, shop_id)
-
-
-# --------------------------------------------------------------------------- margins
-
-
-def margins_of(product: dict[str, Any]) -> list[VariantMargin]:
-    """Each variant's price, cost and margin (price minus cost) of a provider product."""
-    labels = variant_labels(product)
-    margins = []
-    for variant in product.get("variants") or []:
-        price, cost = int(variant.get("price") or 0), int(variant.get("cost") or 0)
-        colour, size = labels.get(int(variant["id"]), ("", ""))
-        margin = price - cost
-        margins.append(
-            VariantMargin(
-                id=int(variant["id"]),
-                title=str(variant.get("title") or ""),
-                size=size,
-                colour=colour,
-                enabled=bool(variant.get("is_enabled", True)),
-                price_cents=price,
-                cost_cents=cost,
-                margin_cents=margin,
-                margin_percent=round(margin * 100 / price, 1) if price else None,
-            )
-        )
-    return margins
-
-
-def variant_margins(provider: PrintProvider, shop_id: int, product_id: str) -> list[VariantMargin]:
-    """The product's variant margins with the provider's current costs (costs are not cached)."""
-    return margins_of(provider.get_product(shop_id, parse_product_id(product_id)))
-
-
-# --------------------------------------------------------------------------- wording and JSON
-
-
-def serialize_margin(margin: VariantMargin) -> dict[str, Any]:
-    return {
-        "id": margin.id,
-        "title": margin.title,
-        "size": margin.size,
-        "color": margin.colour,
-        "is_enabled": margin.enabled,
-        "price": margin.price_cents,
-        "cost": margin.cost_cents,
-        "margin": margin.margin_cents,
-        "marginPercent": margin.margin_percent,
-    }

@@ -16,9 +16,9 @@ import reflex as rx
 
 from storefront.config import get_settings
 from storefront.db import session_scope
-from storefront.services.admin import admin_catalog, product_forms, product_rows
+from storefront.services.admin import admin_catalog, product_forms, product_margins, product_rows
 from storefront.services.catalog import sync as catalog_sync
-from storefront.services.admin.admin_catalog import VariantMargin
+from storefront.services.admin.product_margins import VariantMargin
 from storefront.services.admin.product_rows import AdminProductRow, VariantRow
 from storefront.services.catalog.sync import SyncProgress
 from storefront.services.platform.errors import ServiceError, ValidationError
@@ -241,7 +241,7 @@ def _sync_price(shop_id: str, product_id: str, price: object) -> AdminProductRow
 
 
 def _margins(shop_id: str, product_id: str) -> list[MarginRow]:
-    margins = admin_catalog.variant_margins(_provider(), product_forms.parse_shop_id(shop_id), product_id)
+    margins = product_margins.variant_margins(_provider(), product_forms.parse_shop_id(shop_id), product_id)
     return [to_margin_row(margin) for margin in margins]
 
 
