@@ -1,5 +1,5 @@
-"""The Sync & Pricing tab: the catalogue sync with its progress, per-product price sync, variant
-margins, and the Combined Product Management panel (Products, Pricing, Publishing).
+"""The Sync & Pricing tab's state (SyncPricingState): the catalogue sync with its progress, per-product
+price sync and variant margins; the Combined Product Management panel's state is in product_panel.py.
 
 Rows hold display strings only and come a page at a time from the catalogue cache; the provider is
 called in background events, never while the state lock is held.
@@ -20,21 +20,8 @@ from storefront.services.admin.admin_catalog import AdminProductRow
 from storefront.services.catalog.sync import SyncProgress
 from storefront.services.platform.errors import ValidationError
 from storefront.state.admin.catalog_calls import _log_unexpected, _provider, _with_session, error_toast, failure_text
-from storefront.state.admin.product_rows import (
-    EMPTY_DETAIL,
-    MarginRow,
-    ProductDetail,
-    ProductRow,
-    VariantPrice,
-    price_text,
-    progress_percent,
-    to_detail,
-    to_margin_row,
-    to_row,
-    to_variant_price,
-    variant_preview,
-    variant_prices_from_form,
-)
+from storefront.state.admin.product_panel import ProductPanelState
+from storefront.state.admin.product_rows import MarginRow, ProductRow, price_text, progress_percent, to_margin_row, to_row
 from storefront.state.admin.session import AdminState
 from storefront.state.admin.shops import ShopsState
 
@@ -43,20 +30,10 @@ PAGE_SIZE = 20
 # The spec's texts (section 8).
 PRICE_SYNCED = "Price Synced"
 SYNC_FAILED = "Sync Failed"
-PRODUCT_UPDATED = "Product Updated"
-UPDATE_FAILED = "Update Failed"
-PRODUCT_PUBLISHED_SUCCESSFULLY = "Product published successfully"
-PUBLISHING_FAILED = "Publishing Failed"
-PRODUCT_UNPUBLISHED = "Product Unpublished"
 # Texts the spec does not show.
 CATALOGUE_SYNCED = "Catalogue Synced"
 MARGINS_FAILED = "Error Loading Margins"
 GENERIC_FAILURE = "Something went wrong. Please try again."
-
-# Panel tabs.
-PRODUCTS_TAB = "products"
-PRICING_TAB = "pricing"
-PUBLISHING_TAB = "publishing"
 
 
 # --------------------------------------------------------------------------- service calls (in a thread)
@@ -81,23 +58,6 @@ def _sync_price(shop_id: str, product_id: str, price: object) -> AdminProductRow
 def _margins(shop_id: str, product_id: str) -> list[MarginRow]:
     margins = admin_catalog.variant_margins(_provider(), admin_catalog.parse_shop_id(shop_id), product_id)
     return [to_margin_row(margin) for margin in margins]
-
-
-def _product(product_id: str) -> AdminProductRow:
-    with session_scope() as session:
-        return admin_catalog.get_product_row(session, product_id)
-
-
-def _set_prices(shop_id: str, product_id: str, prices: dict[int, object]) -> AdminProductRow:
-    return _with_session(admin_catalog.set_variant_prices, admin_catalog.parse_shop_id(shop_id), product_id, prices)
-
-
-def _publish(shop_id: str, product_id: str) -> AdminProductRow:
-    return _with_session(admin_catalog.publish_product, admin_catalog.parse_shop_id(shop_id), product_id)
-
-
-def _unpublish(shop_id: str, product_id: str) -> AdminProductRow:
-    return _with_session(admin_catalog.unpublish_product, admin_catalog.parse_shop_id(shop_id), product_id)
 
 
 # --------------------------------------------------------------------------- the tab
@@ -285,148 +245,3 @@ class SyncPricingState(AdminState):
             if self.margins_id == product_id:
                 self.margins, self.margins_loading = margins, False
         return None
-
-
-# --------------------------------------------------------------------------- the combined panel
-
-
-class ProductPanelState(AdminState):
-    """The Combined Product Management panel: one selected product, its variant prices and publishing."""
-
-    tab: str = PRODUCTS_TAB
-    detail: ProductDetail = EMPTY_DETAIL
-    variant_preview: list[str] = []
-    more_variants: int = 0
-    variant_prices: list[VariantPrice] = []
-    #: Bumped whenever the selection or its prices change, to reset the pricing editor's inputs.
-    revision: int = 0
-    opening: bool = False
-    saving: bool = False
-    publishing: bool = False
-
-    @rx.var
-    def has_selection(self) -> bool:
-        return self.detail["id"] != ""
-
-    @rx.var
-    def editor_key(self) -> str:
-        return f"{self.detail['id']}-{self.revision}"
-
-    def _clear(self) -> None:
-        self.detail, self.variant_preview, self.more_variants, self.variant_prices = EMPTY_DETAIL, [], 0, []
-        self.tab = PRODUCTS_TAB
-
-    def _show(self, row: AdminProductRow) -> None:
-        """Show a product as it is now (after opening it or after a change)."""
-        self.detail = to_detail(row)
-        self.variant_preview, self.more_variants = variant_preview(row)
-        self.variant_prices = [to_variant_price(v) for v in row.variants]
-        self.revision += 1
-
-    async def _update_list(self, row: AdminProductRow) -> None:
-        """Show the change in the tab's product list too (call with the lock held)."""
-        (await self.get_state(SyncPricingState))._replace_row(row)
-
-    @rx.event
-    async def set_tab(self, value: str):
-        if await self._signed_in() is None:
-            return self._to_login()
-        self.tab = value
-        return None
-
-    @rx.event
-    async def select_product(self, product_id: str):
-        """Open a product of the list in the panel (read from the catalogue cache)."""
-        if await self._signed_in() is None:
-            return self._to_login()
-        self.opening = True
-        try:
-            row = await asyncio.to_thread(_product, product_id)
-        except Exception as error:
-            _log_unexpected(error, f"opening {product_id}")
-            return error_toast(admin_catalog.FAILED_TO_LOAD_PRODUCTS, failure_text(error, ""))
-        finally:
-            self.opening = False
-        self._show(row)
-        return None
-
-    @rx.event
-    async def edit_product(self):
-        """'Edit Product': the Pricing tab for the selected product."""
-        if await self._signed_in() is None:
-            return self._to_login()
-        if self.has_selection:
-            self.tab = PRICING_TAB
-        return None
-
-    @rx.event(background=True)
-    async def save_prices(self, form: dict[str, Any]):
-        """Save the pricing editor: each variant at its own price."""
-        async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
-            if self.saving or not self.has_selection:
-                return None
-            shop_id, product_id, self.saving = self.detail["shop_id"], self.detail["id"], True
-        try:
-            row = await asyncio.to_thread(_set_prices, shop_id, product_id, variant_prices_from_form(form))
-        except Exception as error:
-            _log_unexpected(error, f"saving the prices of {product_id}")
-            async with self:
-                self.saving = False
-            return error_toast(UPDATE_FAILED, failure_text(error, admin_catalog.FAILED_TO_UPDATE_PRODUCT))
-        async with self:
-            self.saving = False
-            if self.detail["id"] == product_id:
-                self._show(row)
-            await self._update_list(row)
-        return rx.toast.success(PRODUCT_UPDATED, description=row.title)
-
-    async def _publish_selected(
-        self,
-        action: Callable[[str, str], AdminProductRow],
-        success: str,
-        failure_title: str,
-        failure_default: str,
-    ) -> rx.event.EventSpec | None:
-        """Publish or unpublish the selected product; returns the toast to show."""
-        async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
-            if self.publishing or not self.has_selection:
-                return None
-            shop_id, product_id, self.publishing = self.detail["shop_id"], self.detail["id"], True
-        try:
-            row = await asyncio.to_thread(action, shop_id, product_id)
-        except Exception as error:
-            _log_unexpected(error, f"publishing or unpublishing {product_id}")
-            async with self:
-                self.publishing = False
-            return error_toast(failure_title, failure_text(error, failure_default))
-        async with self:
-            self.publishing = False
-            if self.detail["id"] == product_id:
-                self._show(row)
-            await self._update_list(row)
-        return rx.toast.success(success, description=row.title)
-
-    @rx.event(background=True)
-    async def publish_from_details(self):
-        """'Publish Product' on the Products tab."""
-        return await self._publish_selected(
-            _publish, PRODUCT_PUBLISHED_SUCCESSFULLY, admin_catalog.FAILED_TO_PUBLISH_PRODUCT, ""
-        )
-
-    @rx.event(background=True)
-    async def publish(self):
-        """'Publish' or 'Republish' on the Publishing tab."""
-        return await self._publish_selected(
-            _publish, PRODUCT_PUBLISHED_SUCCESSFULLY, PUBLISHING_FAILED, admin_catalog.FAILED_TO_PUBLISH_PRODUCT
-        )
-
-    @rx.event(background=True)
-    async def unpublish(self):
-        """'Unpublish' on the Publishing tab."""
-        return await self._publish_selected(
-            _unpublish, PRODUCT_UNPUBLISHED, PUBLISHING_FAILED, admin_catalog.FAILED_TO_PUBLISH_OR_UNPUBLISH
-        )
