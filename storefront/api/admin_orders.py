@@ -11,8 +11,9 @@ from fastapi import APIRouter, Depends, Query, Request, Response
 from sqlmodel import Session
 
 from storefront.api.admin import ADMIN_ERRORS, ADMIN_ONLY, require_admin
+from storefront.api.admin_orders_schemas import CancellationAnswer, OrderPage, RetryAnswer
 from storefront.api.sessions import SessionRoute, get_session
-from storefront.api.schemas import CancellationAnswer, OrderPage, RetryAnswer, errors
+from storefront.api.schemas import errors
 from storefront.services.admin import admin_orders
 from storefront.services.admin.auth import SignedIn
 

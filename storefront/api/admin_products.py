@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from sqlmodel import Session
 
 from storefront.api.admin import ADMIN_ERRORS, ADMIN_ONLY
-from storefront.api.schemas import (
+from storefront.api.admin_products_schemas import (
     CategoryChange,
     CategoryProducts,
     EditorSave,
@@ -27,15 +27,13 @@ from storefront.api.schemas import (
     ProductPage,
     ProductRowAnswer,
     ProductSync,
-    ProviderErrorBody,
     ProviderProductAnswer,
     ProviderProductUpdate,
     PublishRequest,
     ShopSync,
     VisibilityChange,
-    dump,
-    errors,
 )
+from storefront.api.schemas import ProviderErrorBody, dump, errors
 from storefront.models import DB_INT_MAX, DB_INT_MIN
 from storefront.services.admin import admin_catalog, product_forms, product_margins, product_rows
 from storefront.services.catalog import catalog, sync as catalog_sync

@@ -11,8 +11,9 @@ from fastapi import APIRouter, Body, Depends, Query, Response
 from sqlmodel import Session
 
 from storefront.api.admin import ADMIN_ERRORS, ADMIN_ONLY
+from storefront.api.events_schemas import Event, EventForm
 from storefront.api.sessions import SessionRoute, get_session
-from storefront.api.schemas import Deleted, Event, EventForm, dump, errors
+from storefront.api.schemas import Deleted, dump, errors
 from storefront.models import DB_INT_MAX
 from storefront.services.events import events
 

@@ -13,7 +13,7 @@ from typing import Any
 from fastapi import APIRouter, Body, Depends, Header, Query, Request
 from sqlmodel import Session
 
-from storefront.api.schemas import (
+from storefront.api.orders_schemas import (
     GuestOrder,
     LookupRequest,
     OrderRequest,
@@ -21,9 +21,8 @@ from storefront.api.schemas import (
     PaymentAnswer,
     PaymentRequest,
     PlacedOrder,
-    dump,
-    errors,
 )
+from storefront.api.schemas import dump, errors
 from storefront.api.sessions import SessionRoute, get_session
 from storefront.services.orders import checkout, fulfilment, order_access, order_lookup
 from storefront.services.platform.errors import ConflictError

@@ -13,7 +13,8 @@ from fastapi import APIRouter, Header, Request
 from fastapi.responses import JSONResponse
 
 from storefront.api.orders import client_address
-from storefront.api.schemas import ProviderErrorBody, ProviderStatusAnswer, RefreshAnswer, Shop, errors
+from storefront.api.provider_schemas import ProviderStatusAnswer, RefreshAnswer, Shop
+from storefront.api.schemas import ProviderErrorBody, errors
 from storefront.services.printify.provider_status import ProviderHealth, refresh_message
 
 router = APIRouter()

@@ -13,7 +13,8 @@ from typing import Any
 from fastapi import APIRouter, Query, Request
 
 from storefront import wiring
-from storefront.api.schemas import Collections, StoreProduct as StoreProductAnswer, StoreProducts, StoreStatusAnswer, errors
+from storefront.api.schemas import errors
+from storefront.api.shopify_schemas import Collections, StoreProduct as StoreProductAnswer, StoreProducts, StoreStatusAnswer
 from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.shopify.catalogue import (
     MAX_PAGE_SIZE,

@@ -16,7 +16,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from storefront.api.bodies import BodyTooLarge, read_capped
-from storefront.api.schemas import WebhookReceipt, errors
+from storefront.api.schemas import errors
+from storefront.api.stripe_webhooks_schemas import WebhookReceipt
 from storefront.services.platform.errors import NotFoundError, ServiceError
 
 router = APIRouter(tags=["payment webhooks"])

@@ -17,7 +17,8 @@ from fastapi.responses import JSONResponse
 
 from storefront.api.bodies import BodyTooLarge, read_capped
 from storefront.api.orders import client_address
-from storefront.api.schemas import TRY_ON_BODY, TryOnAnswer, errors
+from storefront.api.schemas import errors
+from storefront.api.tryon_schemas import TRY_ON_BODY, TryOnAnswer
 from storefront.services.platform.errors import ValidationError
 from storefront.services.tryon.data_urls import MAX_ENCODED_LENGTH
 from storefront.services.tryon.engine import GARMENT_FIELD, PERSON_FIELD

@@ -18,7 +18,8 @@ from starlette.formparsers import MultiPartException, MultiPartParser
 
 from storefront.api.admin import ADMIN_ERRORS, ADMIN_ONLY
 from storefront.api.bodies import BodyTooLarge, capped
-from storefront.api.schemas import UPLOAD_BODY, UploadAnswer, errors
+from storefront.api.schemas import errors
+from storefront.api.uploads_schemas import UPLOAD_BODY, UploadAnswer
 from storefront.services.media import uploads
 from storefront.services.platform.errors import ValidationError
 from storefront.services.media.images import MAX_IMAGE_BYTES

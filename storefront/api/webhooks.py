@@ -12,7 +12,8 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from storefront.api.schemas import WEBHOOK_BODY, WebhookAnswer, errors
+from storefront.api.schemas import errors
+from storefront.api.webhooks_schemas import WEBHOOK_BODY, WebhookAnswer
 from storefront.services.orders.provider_events import ProviderEvents
 
 router = APIRouter(tags=["provider webhooks"])

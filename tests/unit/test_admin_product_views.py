@@ -11,8 +11,8 @@ from storefront.state.admin.product_management import (
     PRODUCT_TYPE_OPTIONS,
     to_option,
 )
-from storefront.state.admin.sync_pricing import (
-    failure_text,
+from storefront.state.admin.catalog_calls import failure_text
+from storefront.state.admin.product_views import (
     percent_text,
     price_text,
     progress_percent,

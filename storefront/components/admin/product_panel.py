@@ -5,16 +5,9 @@ import reflex as rx
 from storefront.components import styles
 from storefront.components.admin.layout import section_card
 from storefront.components.admin.shops import shop_buttons
-from storefront.state.admin.sync_pricing import (
-    PRICING_TAB,
-    PRODUCTS_TAB,
-    PUBLISHING_TAB,
-    VARIANT_PRICE_FIELD,
-    ProductPanelState,
-    ProductRow,
-    SyncPricingState,
-    VariantPrice,
-)
+from storefront.state.admin.product_panel import PRICING_TAB, PRODUCTS_TAB, PUBLISHING_TAB, ProductPanelState
+from storefront.state.admin.product_views import VARIANT_PRICE_FIELD, ProductRow, VariantPrice
+from storefront.state.admin.sync_pricing import SyncPricingState
 
 P = ProductPanelState
 

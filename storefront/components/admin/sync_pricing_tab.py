@@ -6,7 +6,8 @@ from storefront.components import styles
 from storefront.components.admin.layout import section_card
 from storefront.components.admin.product_panel import product_panel, status_badge
 from storefront.state.admin.shops import ShopsState
-from storefront.state.admin.sync_pricing import MarginRow, ProductRow, SyncPricingState
+from storefront.state.admin.product_views import MarginRow, ProductRow
+from storefront.state.admin.sync_pricing import SyncPricingState
 
 S = SyncPricingState
 PRODUCTS_PAGE_ROUTE = "/admin/products"

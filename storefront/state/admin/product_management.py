@@ -16,7 +16,7 @@ from storefront.services.admin.product_forms import ProductForm
 from storefront.services.platform.errors import ServiceError, ValidationError
 from storefront.state.admin.session import AdminState
 from storefront.state.admin.shops import ShopsState
-from storefront.state.admin.sync_pricing import error_toast, failure_text
+from storefront.state.admin.catalog_calls import error_toast, failure_text
 from storefront.wiring import shared_print_provider
 
 log = logging.getLogger(__name__)

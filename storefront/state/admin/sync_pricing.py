@@ -1,5 +1,5 @@
-"""The Sync & Pricing tab: the catalogue sync with its progress, per-product price sync, variant
-margins, and the Combined Product Management panel (Products, Pricing, Publishing).
+"""The Sync & Pricing tab's state (SyncPricingState): the catalogue sync with its progress, per-product
+price sync and variant margins; the Combined Product Management panel's state is in product_panel.py.
 
 Rows hold display strings only and come a page at a time from the catalogue cache; the provider is
 called in background events, never while the state lock is held.
@@ -8,220 +8,35 @@ called in background events, never while the state lock is held.
 from __future__ import annotations
 
 import asyncio
-import logging
-from collections.abc import Callable, Mapping
-from typing import Any, TypedDict, TypeVar
+from collections.abc import Callable
+from typing import Any
 
 import reflex as rx
 
-from storefront.config import get_settings
 from storefront.db import session_scope
 from storefront.services.admin import admin_catalog, product_forms, product_margins, product_rows
 from storefront.services.catalog import sync as catalog_sync
-from storefront.services.admin.product_margins import VariantMargin
-from storefront.services.admin.product_rows import AdminProductRow, VariantRow
+from storefront.services.admin.product_rows import AdminProductRow
 from storefront.services.catalog.sync import SyncProgress
-from storefront.services.platform.errors import ServiceError, ValidationError
-from storefront.services.platform.money import format_usd
-from storefront.services.printify.errors import ProviderError, provider_reason
-from storefront.services.printify.provider import PrintProvider
+from storefront.services.platform.errors import ValidationError
+from storefront.state.admin.catalog_calls import error_toast, failure_text, log_unexpected, shared_provider, with_session
+from storefront.state.admin.product_panel import ProductPanelState
+from storefront.state.admin.product_views import MarginRow, ProductRow, price_text, progress_percent, to_margin_row, to_row
 from storefront.state.admin.session import AdminState
 from storefront.state.admin.shops import ShopsState
-from storefront.wiring import shared_print_provider
-
-log = logging.getLogger(__name__)
 
 PAGE_SIZE = 20
-#: The panel's details show this many variants, then '+N more' (spec section 9).
-VARIANT_PREVIEW = 3
-NO_PRICE = "—"
 
 # The spec's texts (section 8).
 PRICE_SYNCED = "Price Synced"
 SYNC_FAILED = "Sync Failed"
-PRODUCT_UPDATED = "Product Updated"
-UPDATE_FAILED = "Update Failed"
-PRODUCT_PUBLISHED_SUCCESSFULLY = "Product published successfully"
-PUBLISHING_FAILED = "Publishing Failed"
-PRODUCT_UNPUBLISHED = "Product Unpublished"
 # Texts the spec does not show.
 CATALOGUE_SYNCED = "Catalogue Synced"
 MARGINS_FAILED = "Error Loading Margins"
 GENERIC_FAILURE = "Something went wrong. Please try again."
 
-# Panel tabs.
-PRODUCTS_TAB = "products"
-PRICING_TAB = "pricing"
-PUBLISHING_TAB = "publishing"
-
-
-class ProductRow(TypedDict):
-    """One product of the shop's list, formatted for display."""
-
-    id: str
-    shop_id: str
-    title: str
-    #: 'Published' or 'Unpublished'.
-    status: str
-    published: bool
-    price: str
-    #: The price as typed into a price input ('29.99'), '' without an enabled variant.
-    price_value: str
-    variant_count: str
-
-
-class MarginRow(TypedDict):
-    """One variant's margin, formatted."""
-
-    variant: str
-    price: str
-    cost: str
-    margin: str
-    percent: str
-    #: True when the variant sells at a loss (the row is shown in red).
-    loss: bool
-
-
-class VariantPrice(TypedDict):
-    """One variant in the pricing editor."""
-
-    id: str
-    label: str
-    price: str
-    enabled: bool
-
-
-class ProductDetail(TypedDict):
-    """The panel's selected product."""
-
-    id: str
-    shop_id: str
-    title: str
-    status: str
-    published: bool
-    price: str
-
-
-EMPTY_DETAIL = ProductDetail(id="", shop_id="", title="", status="", published=False, price="")
-
-
-# --------------------------------------------------------------------------- formatting
-
-
-def price_text(cents: int | None) -> str:
-    """'$29.99', or a dash when there is no price."""
-    return NO_PRICE if cents is None else format_usd(cents)
-
-
-def status_label(row: AdminProductRow) -> str:
-    return row.status.capitalize()
-
-
-def variant_label(variant: VariantRow) -> str:
-    """'White / M': colour and size when known, else the provider's title."""
-    parts = [part for part in (variant.colour, variant.size) if part]
-    return " / ".join(parts) if parts else variant.title
-
-
-def to_row(row: AdminProductRow) -> ProductRow:
-    return ProductRow(
-        id=row.id,
-        shop_id=str(row.shop_id),
-        title=row.title,
-        status=status_label(row),
-        published=row.is_published,
-        price=price_text(row.price_cents),
-        price_value=product_rows.dollars(row.price_cents) or "",
-        variant_count=str(len(row.variants)),
-    )
-
-
-def to_detail(row: AdminProductRow) -> ProductDetail:
-    return ProductDetail(
-        id=row.id,
-        shop_id=str(row.shop_id),
-        title=row.title,
-        status=status_label(row),
-        published=row.is_published,
-        price=price_text(row.price_cents),
-    )
-
-
-def variant_preview(row: AdminProductRow) -> tuple[list[str], int]:
-    """The first variants as 'White / M — $29.99', and how many more there are."""
-    shown = [f"{variant_label(v)} — {format_usd(v.price_cents)}" for v in row.variants[:VARIANT_PREVIEW]]
-    return shown, max(len(row.variants) - VARIANT_PREVIEW, 0)
-
-
-def to_variant_price(variant: VariantRow) -> VariantPrice:
-    return VariantPrice(
-        id=str(variant.id),
-        label=variant_label(variant),
-        price=product_rows.dollars(variant.price_cents) or "",
-        enabled=variant.enabled,
-    )
-
-
-def percent_text(percent: float | None) -> str:
-    """'42.5%', or a dash for a variant without a price."""
-    return NO_PRICE if percent is None else f"{percent:.1f}%"
-
-
-def to_margin_row(margin: VariantMargin) -> MarginRow:
-    parts = [part for part in (margin.colour, margin.size) if part]
-    return MarginRow(
-        variant=" / ".join(parts) if parts else margin.title,
-        price=format_usd(margin.price_cents),
-        cost=format_usd(margin.cost_cents),
-        margin=format_usd(margin.margin_cents),
-        percent=percent_text(margin.margin_percent),
-        loss=margin.margin_cents < 0,
-    )
-
-
-def progress_percent(done: int, total: int) -> int:
-    """How far a sync is, 0 to 100 (0 while the total is unknown)."""
-    if total <= 0:
-        return 0
-    return max(0, min(100, done * 100 // total))
-
-
-#: Form field names of the pricing editor: one per variant, `price-<variant id>`.
-VARIANT_PRICE_FIELD = "price-"
-
-
-def variant_prices_from_form(form: Mapping[str, Any]) -> dict[int, object]:
-    """The pricing editor's form as {variant id: price as typed}; other fields are ignored."""
-    prices: dict[int, object] = {}
-    for name, value in form.items():
-        suffix = name[len(VARIANT_PRICE_FIELD) :] if name.startswith(VARIANT_PRICE_FIELD) else ""
-        if suffix.isdigit():
-            prices[int(suffix)] = value
-    return prices
-
-
-def failure_text(error: Exception, fallback: str) -> str:
-    """What a toast says about a refusal: the provider's reason, a service's message, else `fallback`."""
-    if isinstance(error, ProviderError):
-        return provider_reason(error) or fallback
-    if isinstance(error, ServiceError):
-        return error.message or fallback
-    return fallback
-
 
 # --------------------------------------------------------------------------- service calls (in a thread)
-
-T = TypeVar("T")
-
-
-def _provider() -> PrintProvider:
-    return shared_print_provider(get_settings())
-
-
-def _with_session(action: Callable[..., T], *args: Any) -> T:
-    """Run a catalogue action with a fresh session and the process's provider."""
-    with session_scope() as session:
-        return action(session, _provider(), *args)
 
 
 def _page(shop_id: str, offset: int) -> tuple[list[ProductRow], int]:
@@ -233,43 +48,16 @@ def _page(shop_id: str, offset: int) -> tuple[list[ProductRow], int]:
 
 
 def _sync(shop_id: str, progress: Callable[[SyncProgress], None]) -> catalog_sync.SyncResult:
-    return _with_session(catalog_sync.sync_shop, product_forms.parse_shop_id(shop_id), progress)
+    return with_session(catalog_sync.sync_shop, product_forms.parse_shop_id(shop_id), progress)
 
 
 def _sync_price(shop_id: str, product_id: str, price: object) -> AdminProductRow:
-    return _with_session(admin_catalog.sync_price, product_forms.parse_shop_id(shop_id), product_id, price)
+    return with_session(admin_catalog.sync_price, product_forms.parse_shop_id(shop_id), product_id, price)
 
 
 def _margins(shop_id: str, product_id: str) -> list[MarginRow]:
-    margins = product_margins.variant_margins(_provider(), product_forms.parse_shop_id(shop_id), product_id)
+    margins = product_margins.variant_margins(shared_provider(), product_forms.parse_shop_id(shop_id), product_id)
     return [to_margin_row(margin) for margin in margins]
-
-
-def _product(product_id: str) -> AdminProductRow:
-    with session_scope() as session:
-        return product_rows.get_product_row(session, product_id)
-
-
-def _set_prices(shop_id: str, product_id: str, prices: dict[int, object]) -> AdminProductRow:
-    return _with_session(admin_catalog.set_variant_prices, product_forms.parse_shop_id(shop_id), product_id, prices)
-
-
-def _publish(shop_id: str, product_id: str) -> AdminProductRow:
-    return _with_session(admin_catalog.publish_product, product_forms.parse_shop_id(shop_id), product_id)
-
-
-def _unpublish(shop_id: str, product_id: str) -> AdminProductRow:
-    return _with_session(admin_catalog.unpublish_product, product_forms.parse_shop_id(shop_id), product_id)
-
-
-def _log_unexpected(error: Exception, what: str) -> None:
-    if not isinstance(error, ServiceError):
-        log.error("%s failed", what, exc_info=error)
-
-
-def error_toast(title: str, text: str = "") -> rx.event.EventSpec:
-    """A destructive toast, with a description only when there is something to say."""
-    return rx.toast.error(title, description=text) if text else rx.toast.error(title)
 
 
 # --------------------------------------------------------------------------- the tab
@@ -345,7 +133,7 @@ class SyncPricingState(AdminState):
         try:
             rows, total = await asyncio.to_thread(_page, shop_id, offset)
         except Exception as error:
-            _log_unexpected(error, "loading the shop's products")
+            log_unexpected(error, "loading the shop's products")
             async with self:
                 self.loading_more = False
                 if generation == self._generation:
@@ -389,7 +177,7 @@ class SyncPricingState(AdminState):
         try:
             result = job.result()
         except Exception as error:
-            _log_unexpected(error, "syncing the catalogue")
+            log_unexpected(error, "syncing the catalogue")
             async with self:
                 self.syncing = False
             return error_toast(SYNC_FAILED, failure_text(error, admin_catalog.FAILED_TO_LOAD_PRODUCTS))
@@ -421,7 +209,7 @@ class SyncPricingState(AdminState):
                 self.pricing = ""
             return error_toast(error.message)
         except Exception as error:
-            _log_unexpected(error, f"syncing the price of {product_id}")
+            log_unexpected(error, f"syncing the price of {product_id}")
             async with self:
                 self.pricing = ""
             return error_toast(SYNC_FAILED, admin_catalog.FAILED_TO_SYNC_PRICE_WITH_PRINTIFY)
@@ -448,7 +236,7 @@ class SyncPricingState(AdminState):
         try:
             margins = await asyncio.to_thread(_margins, row["shop_id"], product_id)
         except Exception as error:
-            _log_unexpected(error, f"loading the margins of {product_id}")
+            log_unexpected(error, f"loading the margins of {product_id}")
             async with self:
                 if self.margins_id == product_id:
                     self.margins_id, self.margins_title, self.margins, self.margins_loading = "", "", [], False
@@ -457,148 +245,3 @@ class SyncPricingState(AdminState):
             if self.margins_id == product_id:
                 self.margins, self.margins_loading = margins, False
         return None
-
-
-# --------------------------------------------------------------------------- the combined panel
-
-
-class ProductPanelState(AdminState):
-    """The Combined Product Management panel: one selected product, its variant prices and publishing."""
-
-    tab: str = PRODUCTS_TAB
-    detail: ProductDetail = EMPTY_DETAIL
-    variant_preview: list[str] = []
-    more_variants: int = 0
-    variant_prices: list[VariantPrice] = []
-    #: Bumped whenever the selection or its prices change, to reset the pricing editor's inputs.
-    revision: int = 0
-    opening: bool = False
-    saving: bool = False
-    publishing: bool = False
-
-    @rx.var
-    def has_selection(self) -> bool:
-        return self.detail["id"] != ""
-
-    @rx.var
-    def editor_key(self) -> str:
-        return f"{self.detail['id']}-{self.revision}"
-
-    def _clear(self) -> None:
-        self.detail, self.variant_preview, self.more_variants, self.variant_prices = EMPTY_DETAIL, [], 0, []
-        self.tab = PRODUCTS_TAB
-
-    def _show(self, row: AdminProductRow) -> None:
-        """Show a product as it is now (after opening it or after a change)."""
-        self.detail = to_detail(row)
-        self.variant_preview, self.more_variants = variant_preview(row)
-        self.variant_prices = [to_variant_price(v) for v in row.variants]
-        self.revision += 1
-
-    async def _update_list(self, row: AdminProductRow) -> None:
-        """Show the change in the tab's product list too (call with the lock held)."""
-        (await self.get_state(SyncPricingState))._replace_row(row)
-
-    @rx.event
-    async def set_tab(self, value: str):
-        if await self._signed_in() is None:
-            return self._to_login()
-        self.tab = value
-        return None
-
-    @rx.event
-    async def select_product(self, product_id: str):
-        """Open a product of the list in the panel (read from the catalogue cache)."""
-        if await self._signed_in() is None:
-            return self._to_login()
-        self.opening = True
-        try:
-            row = await asyncio.to_thread(_product, product_id)
-        except Exception as error:
-            _log_unexpected(error, f"opening {product_id}")
-            return error_toast(admin_catalog.FAILED_TO_LOAD_PRODUCTS, failure_text(error, ""))
-        finally:
-            self.opening = False
-        self._show(row)
-        return None
-
-    @rx.event
-    async def edit_product(self):
-        """'Edit Product': the Pricing tab for the selected product."""
-        if await self._signed_in() is None:
-            return self._to_login()
-        if self.has_selection:
-            self.tab = PRICING_TAB
-        return None
-
-    @rx.event(background=True)
-    async def save_prices(self, form: dict[str, Any]):
-        """Save the pricing editor: each variant at its own price."""
-        async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
-            if self.saving or not self.has_selection:
-                return None
-            shop_id, product_id, self.saving = self.detail["shop_id"], self.detail["id"], True
-        try:
-            row = await asyncio.to_thread(_set_prices, shop_id, product_id, variant_prices_from_form(form))
-        except Exception as error:
-            _log_unexpected(error, f"saving the prices of {product_id}")
-            async with self:
-                self.saving = False
-            return error_toast(UPDATE_FAILED, failure_text(error, admin_catalog.FAILED_TO_UPDATE_PRODUCT))
-        async with self:
-            self.saving = False
-            if self.detail["id"] == product_id:
-                self._show(row)
-            await self._update_list(row)
-        return rx.toast.success(PRODUCT_UPDATED, description=row.title)
-
-    async def _publish_selected(
-        self,
-        action: Callable[[str, str], AdminProductRow],
-        success: str,
-        failure_title: str,
-        failure_default: str,
-    ) -> rx.event.EventSpec | None:
-        """Publish or unpublish the selected product; returns the toast to show."""
-        async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
-            if self.publishing or not self.has_selection:
-                return None
-            shop_id, product_id, self.publishing = self.detail["shop_id"], self.detail["id"], True
-        try:
-            row = await asyncio.to_thread(action, shop_id, product_id)
-        except Exception as error:
-            _log_unexpected(error, f"publishing or unpublishing {product_id}")
-            async with self:
-                self.publishing = False
-            return error_toast(failure_title, failure_text(error, failure_default))
-        async with self:
-            self.publishing = False
-            if self.detail["id"] == product_id:
-                self._show(row)
-            await self._update_list(row)
-        return rx.toast.success(success, description=row.title)
-
-    @rx.event(background=True)
-    async def publish_from_details(self):
-        """'Publish Product' on the Products tab."""
-        return await self._publish_selected(
-            _publish, PRODUCT_PUBLISHED_SUCCESSFULLY, admin_catalog.FAILED_TO_PUBLISH_PRODUCT, ""
-        )
-
-    @rx.event(background=True)
-    async def publish(self):
-        """'Publish' or 'Republish' on the Publishing tab."""
-        return await self._publish_selected(
-            _publish, PRODUCT_PUBLISHED_SUCCESSFULLY, PUBLISHING_FAILED, admin_catalog.FAILED_TO_PUBLISH_PRODUCT
-        )
-
-    @rx.event(background=True)
-    async def unpublish(self):
-        """'Unpublish' on the Publishing tab."""
-        return await self._publish_selected(
-            _unpublish, PRODUCT_UNPUBLISHED, PUBLISHING_FAILED, admin_catalog.FAILED_TO_PUBLISH_OR_UNPUBLISH
-        )

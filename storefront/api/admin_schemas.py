@@ -1,0 +1,23 @@
+"""Request and answer models of the admin sign-in routes (storefront/api/admin.py)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from storefront.api.schemas import Text, _example, _Open
+
+
+class LoginRequest(_Open):
+    model_config = _example({"username": "admin", "password": "admin123"})
+
+    username: Text = Field(None, description="Required ('Username is required')")
+    password: Text = Field(None, description="Required ('Password is required')")
+
+
+class LoginAnswer(_Open):
+    token: str = Field(description="The admin session, sent back in x-admin-token")
+
+
+class SessionAnswer(_Open):
+    username: str
+    expiresAt: str  # noqa: N815  (the API's names)

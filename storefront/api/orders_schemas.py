@@ -1,0 +1,161 @@
+"""Request and answer models of the order routes (storefront/api/orders.py): place, pay, status, lookup."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from storefront.api.payments_schemas import _CARD_EXAMPLE, CardData
+from storefront.api.schemas import AnyText, Email, Id, Number, Text, _example, _Open
+
+
+_ADDRESS_EXAMPLE = {"first_name": "Ada", "last_name": "Lovelace", "address1": "12 Analytical Row", "city": "Albany", "state_code": "NY", "country_code": "US", "zip": "12207"}
+
+
+class Address(_Open):
+    """An address of the checkout form (spec section 3); each field's rule is checked by the service."""
+
+    first_name: Text = Field(None, description="Required ('First name is required')")
+    last_name: Text = Field(None, description="Required ('Last name is required')")
+    address1: Text = Field(None, description="Required ('Address is required')")
+    address2: Text = None
+    city: Text = Field(None, description="Required ('City is required')")
+    state_code: Text = Field(None, description="At least 2 characters ('State is required')")
+    country_code: Text = Field(None, description="At least 2 characters ('Country is required'); default US")
+    zip: Text = Field(None, description="Required ('ZIP code is required')")
+
+
+class OrderLine(_Open):
+    """An order line as the cart sends it; its price is never trusted (the server reprices it)."""
+
+    id: Id = None
+    productId: Id = None  # noqa: N815
+    printifyProductId: Id = None  # noqa: N815
+    printifyVariantId: Id = None  # noqa: N815
+    variantId: Id = None  # noqa: N815
+    name: Text = None
+    size: Text = None
+    color: Text = None
+    price: Number = None
+    quantity: Number = None
+    imageUrl: Text = None  # noqa: N815
+    source: Text = None
+
+
+class OrderRequest(_Open):
+    """The spec's order payload."""
+
+    model_config = _example(
+        {
+            "customerEmail": "ada@example.com",
+            "customerName": "Ada Lovelace",
+            "shippingAddress": _ADDRESS_EXAMPLE,
+            "sameAsShipping": True,
+            "items": [{"productId": "1", "name": "Tee", "size": "M", "price": 24.99, "quantity": 1}],
+            "subtotal": 24.99,
+            "shipping": 9.99,
+            "tax": 0,
+            "total": 34.98,
+        }
+    )
+
+    customerEmail: Email = Field(None, description="A valid email ('Please enter a valid email address')")  # noqa: N815
+    customerName: Text = Field(None, description="At least 2 characters ('Name must be at least 2 characters')")  # noqa: N815
+    customerPhone: Text = Field(None, description="Optional")  # noqa: N815
+    shippingAddress: Address | None = None  # noqa: N815
+    billingAddress: Address | None = Field(None, description="Checked only when sameAsShipping is false")  # noqa: N815
+    sameAsShipping: bool | None = Field(None, description="Default true")  # noqa: N815
+    items: list[OrderLine] | None = Field(None, description="Not empty ('No items in cart')")
+    subtotal: Number = Field(None, description="Must match the lines within 0.01 (else 'Price mismatch detected...')")
+    shipping: Number = None
+    tax: Number = None
+    total: Number = None
+    idempotencyKey: Text = Field(None, description="Or the Idempotency-Key header")  # noqa: N815
+
+
+class OrderItemView(_Open):
+    id: Any = None
+    productId: Any = None  # noqa: N815
+    variantId: Any = None  # noqa: N815
+    name: str | None = None
+    size: str | None = None
+    color: str | None = None
+    quantity: int | None = None
+    price: float | None = None
+    imageUrl: str | None = None  # noqa: N815
+
+
+class ShopperOrder(_Open):
+    """What the shopper is told about an order: lines, money in dollars, where it stands."""
+
+    id: str
+    orderNumber: str  # noqa: N815
+    subtotal: float
+    shipping: float
+    tax: float
+    total: float
+    status: str
+    paymentStatus: str  # noqa: N815
+    createdAt: str  # noqa: N815
+    items: list[OrderItemView]
+
+
+class PaymentHandoff(_Open):
+    """What the browser needs to pay with Stripe's Payment Element (only when Stripe takes payments)."""
+
+    provider: str = Field(description="'stripe'")
+    clientSecret: str = Field(description="The order's PaymentIntent client secret, for Stripe.js only")  # noqa: N815
+    publishableKey: str  # noqa: N815
+
+
+class PlacedOrder(_Open):
+    order: ShopperOrder
+    accessToken: str | None = Field(None, description="Opens the order later (X-Order-Token)")  # noqa: N815
+    payment: PaymentHandoff | None = Field(None, description="With Stripe: how the browser pays the order")
+
+
+class PaymentRequest(_Open):
+    model_config = _example({"paymentId": "pay_1700000000_abc123", "paymentMethod": "card", "cardData": _CARD_EXAMPLE})
+
+    paymentId: str | int | None = Field(None, description="Client-generated; a retried request charges once")  # noqa: N815
+    shopId: Any = None  # noqa: N815
+    paymentMethod: Text = None  # noqa: N815
+    amount: Number = None
+    cardData: CardData | None = None  # noqa: N815
+
+
+class PaymentAnswer(_Open):
+    success: bool
+    order: ShopperOrder
+
+
+class OrderStatusAnswer(_Open):
+    id: str
+    status: str
+    paymentStatus: str  # noqa: N815
+    printifyStatus: str | None = None  # noqa: N815
+    printifyOrderId: str | None = None  # noqa: N815
+    trackingNumber: str | None = None  # noqa: N815
+    trackingCarrier: str | None = None  # noqa: N815
+    trackingUrl: str | None = None  # noqa: N815
+    shippedAt: str | None = None  # noqa: N815
+    deliveredAt: str | None = None  # noqa: N815
+    needsAttention: bool = False  # noqa: N815
+    attentionReason: str | None = None  # noqa: N815
+
+
+class LookupRequest(_Open):
+    model_config = _example({"number": "SF-000001", "email": "ada@example.com"})
+
+    number: AnyText = Field(None, description="The order number ('SF-000123'); 'Order number is required'")
+    email: AnyText = Field(
+        None, description="The email the order was placed with; 'Email is required'", json_schema_extra={"format": "email"}
+    )
+
+
+class GuestOrder(_Open):
+    """The guest view of an order (lookup or token)."""
+
+    id: str
+    orderNumber: str | None = None  # noqa: N815
