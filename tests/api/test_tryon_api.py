@@ -22,6 +22,7 @@ from storefront.services.media.demo_images import render_garment_cutout
 from storefront.services.media.images import MAX_IMAGE_BYTES
 from storefront.services.tryon.engine import NO_PERSON_FOUND
 from storefront.services.tryon.local import LocalTryOnEngine
+from tests.ordering import FakeClock
 
 
 def data_url(image: Image.Image, fmt: str = "PNG") -> str:
@@ -45,7 +46,8 @@ def local_engine() -> LocalTryOnEngine:
 def client(engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, local_engine: LocalTryOnEngine) -> TestClient:
     monkeypatch.setenv("DATA_DIR", str(tmp_path))
     monkeypatch.delenv("UPLOAD_DIR", raising=False)
-    return TestClient(create_api(Settings(), engine=engine, tryon_engine=local_engine))
+    # A pinned clock: the limit counts per minute, and a real minute may turn mid-test.
+    return TestClient(create_api(Settings(), engine=engine, tryon_engine=local_engine, clock=FakeClock()))
 
 
 def test_a_person_and_an_item_give_the_person_wearing_it(client: TestClient) -> None:
