@@ -63,16 +63,20 @@ dev: install prepare
 	REFLEX_HOT_RELOAD_OVERRIDE_PATHS=$(CURDIR)/storefront:$(CURDIR)/assets \
 		$(VENV)/bin/reflex run --env dev --backend-port $(shell echo $$(( $(PORT) + 1 )))
 
+# The unit and API tests run on every core (pytest-xdist; each worker has its own databases);
+# the browser tests share one built store, so they run in one process. Each half prints its
+# slowest tests, so where the time goes stays visible in every CI log.
+PYTEST_PARALLEL ?= -n auto
 test: install $(VENV)/.installed-dev
-	$(PY) -m pytest tests/unit tests/api -p no:cacheprovider -rs
-	$(PY) -m pytest tests/e2e -p no:cacheprovider -rs
+	$(PY) -m pytest tests/unit tests/api -p no:cacheprovider -rs $(PYTEST_PARALLEL) --durations=30
+	$(PY) -m pytest tests/e2e -p no:cacheprovider -rs --durations=30
 
 # The edit-test loop: unit and API tests on SQLite only, no browser.
 test-fast: $(VENV)/.installed-dev
-	env -u TEST_DATABASE_URL $(PY) -m pytest tests/unit tests/api -p no:cacheprovider -q
+	env -u TEST_DATABASE_URL $(PY) -m pytest tests/unit tests/api -p no:cacheprovider -q $(PYTEST_PARALLEL)
 
 test-unit: $(VENV)/.installed-dev
-	$(PY) -m pytest tests/unit -p no:cacheprovider -rs
+	$(PY) -m pytest tests/unit -p no:cacheprovider -rs $(PYTEST_PARALLEL)
 
 test-e2e: install $(VENV)/.installed-dev
 	$(PY) -m pytest tests/e2e -p no:cacheprovider -rs

@@ -10,7 +10,7 @@ from packaging.requirements import Requirement
 
 from storefront.config import PROJECT_ROOT
 
-TEST_TOOLS = {"pytest", "playwright", "ruff", "schemathesis", "scikit-image", "hypothesis", "py-spy", "coverage"}
+TEST_TOOLS = {"pytest", "pytest-xdist", "playwright", "ruff", "schemathesis", "scikit-image", "hypothesis", "py-spy", "coverage"}
 
 
 def _requirements(name: str) -> list[Requirement]:
