@@ -15,15 +15,17 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from storefront import db, wiring
-from storefront.api import admin, admin_orders, admin_products, events, orders, payments, tryon, uploads, webhooks
-from storefront.api import stripe_webhooks
+from storefront.api import events, orders, payments, stripe_webhooks, tryon, uploads, webhooks
+from storefront.api import provider as provider_routes
+from storefront.api import shopify as shopify_routes
+from storefront.api.admin import orders as admin_orders
+from storefront.api.admin import products as admin_products
+from storefront.api.admin import session as admin
 from storefront.api.database_errors import answer_database_outages
 from storefront.api.errors import error_response
 from storefront.api.schemas import errors
 from storefront.api.security_headers import NoSniff
 from storefront.api.static import IMMUTABLE, ONE_HOUR, CachedStaticFiles
-from storefront.api import provider as provider_routes
-from storefront.api import shopify as shopify_routes
 from storefront.config import Settings
 from storefront.models import utcnow
 from storefront.services.orders import order_lookup

@@ -10,7 +10,7 @@ from typing import Any
 from fastapi import APIRouter, Body, Depends, Query, Response
 from sqlmodel import Session
 
-from storefront.api.admin import ADMIN_ERRORS, ADMIN_ONLY
+from storefront.api.admin.session import ADMIN_ERRORS, ADMIN_ONLY
 from storefront.api.events_schemas import Event, EventForm
 from storefront.api.sessions import SessionRoute, get_session
 from storefront.api.schemas import Deleted, dump, errors

@@ -16,7 +16,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData, UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 
-from storefront.api.admin import ADMIN_ERRORS, ADMIN_ONLY
+from storefront.api.admin.session import ADMIN_ERRORS, ADMIN_ONLY
 from storefront.api.bodies import BodyTooLarge, capped
 from storefront.api.schemas import errors
 from storefront.api.uploads_schemas import UPLOAD_BODY, UploadAnswer

@@ -1,4 +1,4 @@
-"""Request and answer models of the product routes (storefront/api/admin_products.py)."""
+"""Request and answer models of the product routes (storefront/api/admin/products.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Request and answer models of the admin sign-in routes (storefront/api/admin.py)."""
+"""Request and answer models of the admin sign-in routes (storefront/api/admin/session.py)."""
 
 from __future__ import annotations
 

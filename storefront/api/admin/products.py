@@ -16,8 +16,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from sqlmodel import Session
 
-from storefront.api.admin import ADMIN_ERRORS, ADMIN_ONLY
-from storefront.api.admin_products_schemas import (
+from storefront.api.admin.session import ADMIN_ERRORS, ADMIN_ONLY
+from storefront.api.admin.products_schemas import (
     CategoryChange,
     CategoryProducts,
     EditorSave,

@@ -1,4 +1,4 @@
-"""Answer models of the staff order routes (storefront/api/admin_orders.py)."""
+"""Answer models of the staff order routes (storefront/api/admin/orders.py)."""
 
 from __future__ import annotations
 

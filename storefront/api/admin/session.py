@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Body, Depends, Header, Request
 from fastapi.responses import JSONResponse
 
-from storefront.api.admin_schemas import LoginAnswer, LoginRequest, SessionAnswer
+from storefront.api.admin.session_schemas import LoginAnswer, LoginRequest, SessionAnswer
 from storefront.api.errors import error_response
 from storefront.api.orders import client_address
 from storefront.api.schemas import LoginErrorBody, Success, dump, errors

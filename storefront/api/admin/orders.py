@@ -10,8 +10,8 @@ from typing import Any
 from fastapi import APIRouter, Depends, Query, Request, Response
 from sqlmodel import Session
 
-from storefront.api.admin import ADMIN_ERRORS, ADMIN_ONLY, require_admin
-from storefront.api.admin_orders_schemas import CancellationAnswer, OrderPage, RetryAnswer
+from storefront.api.admin.session import ADMIN_ERRORS, ADMIN_ONLY, require_admin
+from storefront.api.admin.orders_schemas import CancellationAnswer, OrderPage, RetryAnswer
 from storefront.api.sessions import SessionRoute, get_session
 from storefront.api.schemas import errors
 from storefront.services.admin import admin_orders
