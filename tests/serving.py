@@ -39,7 +39,7 @@ def wait_until_served(base_url: str, process: subprocess.Popen, log_path: Path, 
                 return
         except httpx.HTTPError:
             pass
-        time.sleep(1)
+        time.sleep(0.25)
     raise RuntimeError(f"{name} did not start in time:\n{log_path.read_text()[-4000:]}")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -54,9 +55,14 @@ class StoreProcess:
         self.url = f"http://localhost:{port}"
         self.env: dict[str, str] = {}
         self._process: subprocess.Popen | None = None
+        #: A data directory migrated and seeded with the demo catalogue before any test changed it.
+        self.pristine: Path | None = None
+        #: The demo store's data directory, and whether it is what is served now.
+        self.demo_dir: Path | None = None
+        self.serving_demo = False
 
-    def start(self, data_dir: Path, overrides: dict[str, str] | None = None, *, build: bool) -> StoreServer:
-        """Migrate and prepare `data_dir`, then serve the store (building the front end if asked)."""
+    def environment(self, data_dir: Path, overrides: dict[str, str] | None = None) -> dict[str, str]:
+        """The store's environment for `data_dir`: nothing inherited from the shell but the basics."""
         env = {
             **os.environ,
             "DATA_DIR": str(data_dir),
@@ -68,10 +74,20 @@ class StoreProcess:
         for name in ("DB_URL", "UPLOAD_DIR", "REDIS_URL", *PRINTIFY_SETTINGS):
             env.pop(name, None)
         env.update(overrides or {})
-        self.env = env
+        return env
+
+    def prepare(self, data_dir: Path, overrides: dict[str, str] | None = None) -> None:
+        """Migrate and seed `data_dir` as `make run` does."""
         subprocess.run(
-            [sys.executable, "-m", "storefront.manage", "prepare"], cwd=PROJECT_ROOT, env=env, check=True
+            [sys.executable, "-m", "storefront.manage", "prepare"], cwd=PROJECT_ROOT,
+            env=self.environment(data_dir, overrides), check=True,
         )
+
+    def start(self, data_dir: Path, overrides: dict[str, str] | None = None, *, build: bool) -> StoreServer:
+        """Migrate and prepare `data_dir`, then serve the store (building the front end if asked)."""
+        env = self.environment(data_dir, overrides)
+        self.env = env
+        self.prepare(data_dir, overrides)
         if build:
             command = [str(Path(sys.executable).parent / "reflex"), "run", "--env", "prod", "--loglevel", "info"]
         else:
@@ -85,13 +101,28 @@ class StoreProcess:
                 command, cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
             )
         wait_until_served(self.url, self._process, log_path)
+        self.serving_demo = data_dir == self.demo_dir and not overrides
         return StoreServer(url=self.url, data_dir=data_dir)
 
     def stop(self) -> None:
+        self.serving_demo = False
         if self._process is None:
             return
         stop_process(self._process)
         self._process = None
+
+    def serve_demo(self) -> None:
+        """Serve the demo store again if another configuration replaced it (else nothing to do)."""
+        if not self.serving_demo and self.demo_dir is not None:
+            self.stop()
+            self.start(self.demo_dir, build=False)
+
+    def seed_like_demo(self, data_dir: Path, overrides: dict[str, str]) -> None:
+        """Give a store on the demo provider a copy of the pristine demo data (its `prepare` then
+        finds everything done), unless the test already put a database of its own there."""
+        if self.pristine is None or "PRINTIFY_API_TOKEN" in overrides or (data_dir / "storefront.db").exists():
+            return
+        shutil.copytree(self.pristine, data_dir, dirs_exist_ok=True)
 
 
 #: Settings a test store never inherits from the shell that runs the tests.
@@ -114,22 +145,39 @@ def store(tmp_path_factory: pytest.TempPathFactory, store_process: StoreProcess)
     """Migrate and seed a fresh SQLite demo store, build it and serve it in production mode."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"Chromium is missing at {CHROMIUM}; .ci/run installs Debian's chromium")
-    server = store_process.start(tmp_path_factory.mktemp("store-data"), build=True)
+    # Seeded once, kept pristine: the demo store and each reconfigured store on the demo provider
+    # start from a copy instead of seeding the catalogue and its images again.
+    pristine = tmp_path_factory.mktemp("pristine-data")
+    store_process.prepare(pristine)
+    store_process.pristine = pristine
+    data_dir = tmp_path_factory.mktemp("store-data")
+    shutil.copytree(pristine, data_dir, dirs_exist_ok=True)
+    store_process.demo_dir = data_dir
+    server = store_process.start(data_dir, build=True)
     yield server
     store_process.stop()
+
+
+@pytest.fixture(autouse=True)
+def _demo_store_served(request: pytest.FixtureRequest) -> None:
+    """Before a test of the demo store, serve it again if a reconfigured test replaced it (it is
+    put back on demand, so reconfigured tests, which run last, do not restart it between them)."""
+    if "store_process" in request.fixturenames and request.node.get_closest_marker("reconfigures_store") is None:
+        request.getfixturevalue("store_process").serve_demo()
 
 
 @contextlib.contextmanager
 def reconfigured_store(
     store: StoreServer, store_process: StoreProcess, data_dir: Path, overrides: dict[str, str]
 ) -> Iterator[StoreServer]:
-    """The store served with other settings and data for a while, then the demo store again."""
+    """The store served with other settings and data for a while (the demo store comes back before
+    the next test that needs it). On the demo provider, `data_dir` starts as the pristine demo data."""
     store_process.stop()
+    store_process.seed_like_demo(data_dir, overrides)
     try:
         yield store_process.start(data_dir, overrides, build=False)
     finally:
         store_process.stop()
-        store_process.start(store.data_dir, build=False)
 
 
 @pytest.fixture(scope="session")
@@ -166,7 +214,10 @@ def phone_page(browser: Browser, store_url: str) -> Iterator[Page]:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "reconfigures_store: restarts the store with other settings (runs last)")
+    config.addinivalue_line(
+        "markers",
+        "reconfigures_store: restarts the store with other settings (runs last; the demo store is not served in it)",
+    )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -85,7 +85,7 @@ def _catalogue_synced(engine: Engine, expected: int) -> bool:
 @pytest.fixture(scope="module")
 def workers(store: StoreServer, store_process: StoreProcess, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workers]:
     """Stop the session store, then serve one PostgreSQL shop on one fake Printify from two processes
-    started together; the demo store again after."""
+    started together (the demo store comes back before the next test that needs it)."""
     _redis().flushdb()
     store_process.stop()
     process_b = StoreProcess(free_port())
@@ -128,7 +128,6 @@ def workers(store: StoreServer, store_process: StoreProcess, tmp_path_factory: p
     finally:
         fake.stop()
         _redis().flushdb()
-        store_process.start(store.data_dir, build=False)
 
 
 def _login(url: str) -> str:
