@@ -214,7 +214,7 @@ def test_a_provider_refusal_answers_with_its_details(engine: Engine, tmp_path: P
 
     product_id = _shown_id(engine)
     update = client.put(
-        f"/api/products/{product_id}/update", headers=headers, json={"title": "New", "price": "10", "shopId": 1}
+        f"/api/products/{product_id}/update", headers=headers, json={"title": "New", "price": "30", "shopId": 1}
     )
     assert (update.status_code, update.json()["error"]) == (502, "Failed to update product")
     assert client.get(PRODUCTS, headers=headers, params={"q": "New", "limit": 100}).json()["total"] == 0
@@ -268,9 +268,9 @@ def test_editor_save_refuses_an_invalid_price(client: TestClient, admin: dict[st
 
 
 def test_editor_save_finds_the_shop_of_a_cached_product(client: TestClient, admin: dict[str, str], engine: Engine) -> None:
-    response = client.put(f"/api/products/{_shown_id(engine)}/update", headers=admin, json={"title": "T", "price": 5})
+    response = client.put(f"/api/products/{_shown_id(engine)}/update", headers=admin, json={"title": "T", "price": 30})
     assert response.status_code == 200
-    missing = client.put(f"/api/products/{'0' * 24}/update", headers=admin, json={"title": "T", "price": 5})
+    missing = client.put(f"/api/products/{'0' * 24}/update", headers=admin, json={"title": "T", "price": 30})
     assert missing.status_code == 404
 
 
@@ -279,7 +279,7 @@ def test_a_locked_product_answers_the_providers_reason(
 ) -> None:
     product_id = _shown_id(engine)
     provider.publish_product(1, product_id)
-    response = client.put(f"/api/products/{product_id}/update", headers=admin, json={"title": "T", "price": 5, "shopId": 1})
+    response = client.put(f"/api/products/{product_id}/update", headers=admin, json={"title": "T", "price": 30, "shopId": 1})
     assert response.status_code == 502
     assert (response.json()["error"], response.json()["details"]) == ("Failed to update product", "Product is disabled for editing")
 
@@ -312,7 +312,8 @@ def test_sync_price_sets_every_variant(client: TestClient, admin: dict[str, str]
         f"/api/products/{product_id}/sync-price", headers=admin, json={"price": 30, "shopId": 1, "printifyProductId": product_id}
     )
     assert response.status_code == 200
-    assert {v["price"] for v in response.json()["data"]["variants"]} == {3000}
+    prices = [v["price"] for v in response.json()["data"]["variants"]]
+    assert prices[0] == 3000 and len(set(prices)) > 1  # the larger sizes keep their upcharge
     bad = client.post(f"/api/products/{product_id}/sync-price", headers=admin, json={"price": "-2", "shopId": 1})
     assert (bad.status_code, bad.json()["error"]) == (422, "Invalid price value")
 
@@ -359,3 +360,24 @@ def test_category_page_never_lists_unpublished_products(client: TestClient, prov
 def test_an_unknown_category_answers_404(client: TestClient) -> None:
     response = client.get("/api/products/category/nope")
     assert (response.status_code, response.json()["error"]) == (404, "Unknown category")
+
+
+def test_a_price_below_cost_answers_409_naming_the_variants_until_confirmed(
+    client: TestClient, admin: dict[str, str], engine: Engine, provider: DemoPrintProvider
+) -> None:
+    product_id = _shown_id(engine)
+    before = [v["price"] for v in provider.get_product(1, product_id)["variants"]]
+    for method, path, body in (
+        ("PUT", f"/api/products/{product_id}/update", {"title": "T", "price": "5.00", "shopId": 1}),
+        ("POST", f"/api/products/{product_id}/sync-price", {"price": "5.00", "shopId": 1}),
+    ):
+        refused = client.request(method, path, headers=admin, json=body)
+        assert refused.status_code == 409, refused.text
+        named = refused.json()["details"]["belowCost"]
+        assert named and all(name in refused.json()["error"] for name in named)
+        assert [v["price"] for v in provider.get_product(1, product_id)["variants"]] == before
+    saved = client.post(
+        f"/api/products/{product_id}/sync-price", headers=admin, json={"price": "5.00", "shopId": 1, "confirmBelowCost": True}
+    )
+    assert saved.status_code == 200
+    assert [v["price"] for v in provider.get_product(1, product_id)["variants"]] == [p - before[0] + 500 for p in before]

@@ -14,7 +14,7 @@ from sqlmodel import Session, select
 
 from storefront.collections import COLLECTIONS
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
-from storefront.services.admin import admin_catalog, product_forms, product_margins, product_rows
+from storefront.services.admin import admin_catalog, base_price, product_forms, product_margins, product_rows
 from storefront.services.catalog import catalog, sync as catalog_sync
 from storefront.services.admin.product_forms import ProductForm
 from storefront.services.catalog.sync import SyncProgress, upsert_product
@@ -180,6 +180,89 @@ def test_hiding_a_product_lowers_its_cards_visible_count(session: Session) -> No
 # --------------------------------------------------------------------------- editor save
 
 
+def _base(provider: DemoPrintProvider, product_id: str) -> int:
+    """The product's base price at the provider: its first enabled variant's."""
+    return next(v["price"] for v in provider.get_product(SHOP, product_id)["variants"] if v["is_enabled"])
+
+
+class Recording(Refusing):
+    """The demo provider, recording each update_product's changes."""
+
+    def __init__(self, inner: DemoPrintProvider) -> None:
+        super().__init__(inner)
+        self.changes: list[dict[str, Any]] = []
+
+    def update_product(self, shop_id: int, product_id: str, changes: dict[str, Any]) -> dict[str, Any]:
+        self.changes.append(changes)
+        return self.inner.update_product(shop_id, product_id, changes)
+
+
+def test_a_title_only_save_sends_the_title_alone_and_keeps_every_size_price(
+    session: Session, provider: DemoPrintProvider, engine: Engine
+) -> None:
+    product_id = _shown_id(session)
+    before = _cached(engine, product_id)[1]
+    row = product_rows.get_product_row(session, product_id)
+    spy = Recording(provider)
+    admin_catalog.update_product(
+        session, spy, SHOP, product_id,  # type: ignore[arg-type]
+        title="A New Name", description=row.description_html, price=product_rows.dollars(row.price_cents), category=row.category,
+    )
+    assert spy.changes == [{"title": "A New Name"}]
+    assert len(set(before)) > 1 and _cached(engine, product_id)[1] == before
+    assert [v["price"] for v in provider.get_product(SHOP, product_id)["variants"]] == before
+
+
+def test_a_save_with_nothing_changed_sends_nothing(session: Session, provider: DemoPrintProvider) -> None:
+    product_id = _shown_id(session)
+    row = product_rows.get_product_row(session, product_id)
+    spy = Recording(provider)
+    admin_catalog.update_product(
+        session, spy, SHOP, product_id,  # type: ignore[arg-type]
+        title=row.title, description=row.description_html, price=product_rows.dollars(row.price_cents),
+    )
+    assert spy.changes == []
+
+
+def test_a_base_price_that_takes_a_cheaper_variant_below_zero_is_refused(
+    session: Session, provider: DemoPrintProvider, engine: Engine
+) -> None:
+    product_id = _shown_id(session)
+    variants = provider.get_product(SHOP, product_id)["variants"]
+    admin_catalog.set_variant_prices(session, provider, SHOP, product_id, {variants[1]["id"]: "1.00"})
+    before = _cached(engine, product_id)[1]
+    spy = Recording(provider)
+    for save in (
+        lambda: admin_catalog.update_product(session, spy, SHOP, product_id, title="T", description=None, price="0.50"),  # type: ignore[arg-type]
+        lambda: admin_catalog.sync_price(session, spy, SHOP, product_id, "0.50"),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(ValidationError) as excinfo:
+            save()
+        assert excinfo.value.field_errors == {"price": "Invalid price value"}
+    assert spy.changes == [] and _cached(engine, product_id)[1] == before
+
+
+def test_a_price_below_the_provider_cost_is_saved_only_once_confirmed(
+    session: Session, provider: DemoPrintProvider, engine: Engine
+) -> None:
+    product_id = _shown_id(session)
+    current = provider.get_product(SHOP, product_id)
+    base = _base(provider, product_id)
+    spy = Recording(provider)
+    new_base = 1100  # below the smaller sizes' cost; the larger ones keep their upcharge above theirs
+    expected = [v["title"] for v in current["variants"] if v["is_enabled"] and v["price"] - base + new_base < v["cost"]]
+    assert expected and len(expected) < sum(v["is_enabled"] for v in current["variants"])
+    with pytest.raises(base_price.BelowCostError) as excinfo:
+        admin_catalog.sync_price(session, spy, SHOP, product_id, "11.00")  # type: ignore[arg-type]
+    assert excinfo.value.labels == expected and excinfo.value.status_code == 409
+    assert all(label in excinfo.value.message for label in expected)
+    with pytest.raises(base_price.BelowCostError):
+        admin_catalog.update_product(session, spy, SHOP, product_id, title="T", description=None, price="11")  # type: ignore[arg-type]
+    assert spy.changes == []
+    admin_catalog.sync_price(session, spy, SHOP, product_id, "11.00", below_cost_confirmed=True)  # type: ignore[arg-type]
+    assert _cached(engine, product_id)[1] == [v["price"] - base + new_base for v in current["variants"]]
+
+
 @pytest.mark.parametrize("price", [-1, "-0.01", "abc", "", None, True, float("nan"), "1e12"])
 def test_editor_save_refuses_a_price_that_is_not_a_non_negative_number(
     session: Session, provider: DemoPrintProvider, price: object
@@ -204,14 +287,17 @@ def test_editor_save_updates_the_provider_and_the_cache(
     session: Session, provider: DemoPrintProvider, engine: Engine
 ) -> None:
     product_id = _shown_id(session, "hwdkn")
+    before = _cached(engine, product_id)[1]
+    base = _base(provider, product_id)
     row = admin_catalog.update_product(
         session, provider, SHOP, product_id, title="HWDKN Gold Tee", description="<p>Gold letters</p>", price="31.5", category="hwdpn"
     )
     at_provider = provider.get_product(SHOP, product_id)
     assert (at_provider["title"], at_provider["description"]) == ("HWDKN Gold Tee", "<p>Gold letters</p>")
-    assert {v["price"] for v in at_provider["variants"]} == {3150}
+    moved = [price + 3150 - base for price in before]  # every variant by the same amount
+    assert [v["price"] for v in at_provider["variants"]] == moved
     cached, prices = _cached(engine, product_id)
-    assert (cached.title, cached.description, set(prices)) == ("HWDKN Gold Tee", "<p>Gold letters</p>", {3150})
+    assert (cached.title, cached.description, prices) == ("HWDKN Gold Tee", "<p>Gold letters</p>", moved)
     assert (cached.collection_key, cached.collection_assigned) == ("hwdpn", True)
     assert (row.title, row.price_cents, row.category) == ("HWDKN Gold Tee", 3150, "hwdpn")
 
@@ -220,7 +306,7 @@ def test_editor_save_keeps_disabled_variants_disabled(session: Session, provider
     product = next(
         p for p in provider.list_products(SHOP)["data"] if p["is_published"] and not all(v["is_enabled"] for v in p["variants"])
     )
-    admin_catalog.update_product(session, provider, SHOP, product["id"], title=product["title"], description=None, price=20)
+    admin_catalog.update_product(session, provider, SHOP, product["id"], title=product["title"], description=None, price=40)
     after = provider.get_product(SHOP, product["id"])
     assert [v["is_enabled"] for v in after["variants"]] == [v["is_enabled"] for v in product["variants"]]
     assert after["description"] == product["description"]
@@ -232,7 +318,7 @@ def test_a_refused_save_changes_nothing_locally(session: Session, provider: Demo
     with pytest.raises(ProviderError) as excinfo:
         admin_catalog.update_product(
             session, Refusing(provider, "update_product"), SHOP, product_id,  # type: ignore[arg-type]
-            title="Changed", description="<p>Changed</p>", price="1.00", category="hwdzn",
+            title="Changed", description="<p>Changed</p>", price="30.00", category="hwdzn",
         )
     assert provider_reason(excinfo.value) == REFUSAL
     assert _cached(engine, product_id)[0].model_dump() == before[0].model_dump()
@@ -245,7 +331,7 @@ def test_a_product_locked_by_a_publish_cannot_be_saved(
     product_id = _shown_id(session)
     provider.publish_product(SHOP, product_id)  # a publish nobody confirmed
     with pytest.raises(ProviderError) as excinfo:
-        admin_catalog.update_product(session, provider, SHOP, product_id, title="Changed", description="", price="5")
+        admin_catalog.update_product(session, provider, SHOP, product_id, title="Changed", description="", price="30")
     assert (excinfo.value.code, provider_reason(excinfo.value)) == (8252, "Product is disabled for editing")
     assert _cached(engine, product_id)[0].title != "Changed"
 
@@ -325,10 +411,13 @@ def test_sync_price_sets_every_variant_at_the_provider_and_in_the_cache(
     session: Session, provider: DemoPrintProvider, engine: Engine
 ) -> None:
     product_id = _shown_id(session)
+    before, base = _cached(engine, product_id)[1], _base(provider, product_id)
     row = admin_catalog.sync_price(session, provider, SHOP, product_id, 27.5)
-    assert {v["price"] for v in provider.get_product(SHOP, product_id)["variants"]} == {2750}
-    assert set(_cached(engine, product_id)[1]) == {2750}
-    assert {v.price_cents for v in row.variants} == {2750}
+    moved = [price + 2750 - base for price in before]
+    assert len(set(before)) > 1  # the sizes' upcharges are what is kept
+    assert [v["price"] for v in provider.get_product(SHOP, product_id)["variants"]] == moved
+    assert _cached(engine, product_id)[1] == moved
+    assert [v.price_cents for v in row.variants] == moved
     assert catalog.get_product(session, product_id).price_cents == 2750
 
 
@@ -341,7 +430,7 @@ def test_a_refused_price_sync_leaves_the_cached_prices(session: Session, provide
     product_id = _shown_id(session)
     before = _cached(engine, product_id)[1]
     with pytest.raises(ProviderError):
-        admin_catalog.sync_price(session, Refusing(provider, "update_product"), SHOP, product_id, "1")  # type: ignore[arg-type]
+        admin_catalog.sync_price(session, Refusing(provider, "update_product"), SHOP, product_id, "30")  # type: ignore[arg-type]
     assert _cached(engine, product_id)[1] == before
 
 

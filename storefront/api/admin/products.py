@@ -222,7 +222,9 @@ def sync_shop(request: Request, shop_id: ShopId) -> JSONResponse:
 @router.put(PRODUCT + "/update", response_model=ProductRowAnswer, responses=PROVIDER_ERRORS)
 def update_product(request: Request, product_id: str, payload: EditorSave | None = Body(None)) -> JSONResponse:
     """The editor's Save: {title, description, price (dollars), category, shopId}; the provider gets
-    title, description and every variant's price, the cache those and the category. {data}."""
+    only what changed (a new base price moves every variant by the same amount, keeping the
+    upcharges of larger sizes), the cache the answer and the category. {data}; 409 names the
+    variants a price would sell below cost until the body says confirmBelowCost: true."""
     body = _object(payload)
     shop_id = _shop_for(request, product_id, body)
 
@@ -237,6 +239,7 @@ def update_product(request: Request, product_id: str, payload: EditorSave | None
                 description=body.get("description"),
                 price=body.get("price"),
                 category=body.get("category"),
+                below_cost_confirmed=body.get("confirmBelowCost") is True,
             )
         return _row_answer(row)
 
@@ -267,7 +270,8 @@ def set_visibility(request: Request, product_id: str, payload: VisibilityChange 
 
 @router.post(PRODUCT + "/sync-price", response_model=ProductRowAnswer, responses=PROVIDER_ERRORS)
 def sync_price(request: Request, product_id: str, payload: PriceSync | None = Body(None)) -> JSONResponse:
-    """Every variant to one price ({price (dollars), shopId}), at the provider then in the cache. {data}."""
+    """A new base price ({price (dollars), shopId}): every variant moves by the same amount, at the
+    provider then in the cache. {data}; 409 as for the editor's Save (confirmBelowCost)."""
     body = _object(payload)
     product_forms.parse_price(body.get("price"))  # a bad price is refused before anything else
     shop_id = _shop_for(request, product_id, body)
@@ -275,7 +279,10 @@ def sync_price(request: Request, product_id: str, payload: PriceSync | None = Bo
     def sync() -> dict[str, Any]:
         with _session(request) as session:
             return _row_answer(
-                admin_catalog.sync_price(session, _provider(request), shop_id, product_id, body.get("price"))
+                admin_catalog.sync_price(
+                    session, _provider(request), shop_id, product_id, body.get("price"),
+                    below_cost_confirmed=body.get("confirmBelowCost") is True,
+                )
             )
 
     return _refused(admin_catalog.FAILED_TO_SYNC_PRICE_WITH_PRINTIFY, sync)

@@ -56,6 +56,9 @@ class EditorSave(_Open):
     shopId: Id = None  # noqa: N815
     printifyProductId: Id = None  # noqa: N815
     variants: list[Any] | None = None
+    confirmBelowCost: bool | None = Field(  # noqa: N815
+        None, description="true: save even where a variant would sell below its provider cost (409 names them otherwise)"
+    )
 
 
 class CategoryChange(_Open):
@@ -80,6 +83,9 @@ class PriceSync(_Open):
     price: Number = Field(None, description="Dollars ('Invalid price value')")
     shopId: Id = None  # noqa: N815
     printifyProductId: Id = None  # noqa: N815
+    confirmBelowCost: bool | None = Field(  # noqa: N815
+        None, description="true: save even where a variant would sell below its provider cost (409 names them otherwise)"
+    )
 
 
 class ProductSync(_Open):

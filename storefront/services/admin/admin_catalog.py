@@ -18,6 +18,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session
 
 from storefront.models import CatalogProduct
+from storefront.services.admin import base_price
 from storefront.services.admin.product_forms import (
     DESCRIPTION_NOT_TEXT,
     DESCRIPTION_TOO_SHORT,
@@ -115,14 +116,6 @@ def set_visibility(session: Session, product_id: str, active: object) -> AdminPr
 # --------------------------------------------------------------------------- provider actions
 
 
-def _priced_variants(product: dict[str, Any], price_cents: int) -> list[dict[str, Any]]:
-    """Every variant of a provider product at one price, each keeping its enabled flag."""
-    return [
-        {"id": v["id"], "price": price_cents, "is_enabled": bool(v.get("is_enabled", True))}
-        for v in product.get("variants") or []
-    ]
-
-
 def update_product(
     session: Session,
     provider: PrintProvider,
@@ -133,9 +126,11 @@ def update_product(
     description: object,
     price: object,
     category: object | None = None,
+    below_cost_confirmed: bool = False,
 ) -> AdminProductRow:
-    """The editor's Save: title, description (None keeps it) and every variant at `price` (dollars
-    as typed) at the provider, then those and the category (when given) in the cache."""
+    """The editor's Save: the provider gets only what differs from what it holds (title,
+    description (None keeps it), and, when the typed price (dollars) is a new base price, every
+    variant moved by the same amount); the cache gets the answer and the category (when given)."""
     errors: dict[str, str] = {}
     try:
         price_cents = parse_price(price)
@@ -154,10 +149,15 @@ def update_product(
     raise_if(errors)
     product_id = parse_product_id(product_id)
     current = provider.get_product(shop_id, product_id)
-    changes: dict[str, Any] = {"title": str(title).strip(), "variants": _priced_variants(current, price_cents)}
-    if description is not None:
+    changes: dict[str, Any] = {}
+    if (new_title := str(title).strip()) != current.get("title"):
+        changes["title"] = new_title
+    if description is not None and description != current.get("description"):
         changes["description"] = description
-    answer = provider.update_product(shop_id, product_id, changes)
+    move = base_price.move_base(base_price.provider_variants(current), price_cents)
+    if move.changed:
+        changes["variants"] = base_price.confirmed(move, below_cost_confirmed).variants
+    answer = provider.update_product(shop_id, product_id, changes) if changes else current
     return _store(session, answer, shop_id, category=key)
 
 
@@ -171,14 +171,24 @@ def set_category(
 
 
 def sync_price(
-    session: Session, provider: PrintProvider, shop_id: int, product_id: str, price: object
+    session: Session,
+    provider: PrintProvider,
+    shop_id: int,
+    product_id: str,
+    price: object,
+    *,
+    below_cost_confirmed: bool = False,
 ) -> AdminProductRow:
-    """Every variant of the product to one price (dollars as typed), at the provider then in the cache."""
+    """A new base price (dollars as typed): every variant moved by the same amount, at the
+    provider then in the cache; the same price again sends nothing."""
     price_cents = parse_price(price)
     product_id = parse_product_id(product_id)
     current = provider.get_product(shop_id, product_id)
-    answer = provider.update_product(shop_id, product_id, {"variants": _priced_variants(current, price_cents)})
-    return _store(session, answer, shop_id)
+    move = base_price.move_base(base_price.provider_variants(current), price_cents)
+    if not move.changed:
+        return _store(session, current, shop_id)
+    variants = base_price.confirmed(move, below_cost_confirmed).variants
+    return _store(session, provider.update_product(shop_id, product_id, {"variants": variants}), shop_id)
 
 
 def set_variant_prices(
