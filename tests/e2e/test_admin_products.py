@@ -84,6 +84,7 @@ def test_a_product_created_and_published_in_the_back_office_sells_at_its_price_a
         expect(row.get_by_test_id("current-price")).to_have_text("$31.50")
         row.get_by_label("New price").fill("33.00")
         row.get_by_role("button", name="Sync Price").click()
+        page.get_by_role("alertdialog").get_by_role("button", name="Sync Price").click()
         _toast(page, "Price Synced")
         expect(row.get_by_test_id("current-price")).to_have_text("$33.00")
 

@@ -63,7 +63,13 @@ def test_a_row_shows_its_price_in_dollars_and_keeps_the_typed_form_for_the_price
         "price": "$31.50",
         "price_value": "31.50",
         "variant_count": "2",
+        "price_note": "Base price: every size sells at it",
     }
+
+
+def test_a_rows_note_names_the_upcharges_a_new_price_keeps() -> None:
+    row = to_row(_row(_variant(1, "S", price=2699), _variant(2, "2XL", price=2899), _variant(3, "3XL", price=2999)))
+    assert row["price_note"] == "Base price; larger sizes keep their +$2.00 / +$3.00"
 
 
 def test_a_product_without_an_enabled_variant_shows_a_dash_and_an_empty_price_input() -> None:

@@ -30,13 +30,19 @@ def edit_form(row: rx.Var) -> rx.Component:
         rx.grid(
             labelled(
                 "Price",
-                rx.input(
-                    value=row["price"],
-                    on_change=S.set_field(product_id, "price"),
-                    type="number",
-                    min="0",
-                    step="0.01",
-                    debounce_timeout=250,
+                rx.vstack(
+                    rx.input(
+                        value=row["price"],
+                        on_change=S.set_field(product_id, "price"),
+                        type="number",
+                        min="0",
+                        step="0.01",
+                        debounce_timeout=250,
+                        width="100%",
+                    ),
+                    rx.text(row["price_note"], size="1", color=styles.MUTED, data_testid="price-note"),
+                    spacing="1",
+                    width="100%",
                 ),
             ),
             labelled(
@@ -47,8 +53,25 @@ def edit_form(row: rx.Var) -> rx.Component:
             spacing="3",
             width="100%",
         ),
+        rx.cond(
+            row["below_cost"] != "",
+            rx.callout(
+                row["below_cost"],
+                icon="triangle_alert",
+                color_scheme="red",
+                width="100%",
+                data_testid="below-cost",
+            ),
+        ),
         rx.hstack(
-            rx.button("Save", on_click=S.save(product_id), disabled=S.saving, loading=S.saving, size="2"),
+            rx.cond(
+                row["below_cost"] != "",
+                rx.button(
+                    "Sell Below Cost", on_click=S.save_below_cost(product_id), color_scheme="red",
+                    disabled=S.saving, loading=S.saving, size="2",
+                ),
+                rx.button("Save", on_click=S.save(product_id), disabled=S.saving, loading=S.saving, size="2"),
+            ),
             rx.button("Cancel", on_click=S.cancel(product_id), variant="soft", color_scheme="gray", size="2"),
             spacing="2",
         ),

@@ -67,7 +67,7 @@ def price_form(product_id: rx.Var[str], price_value: rx.Var[str]) -> rx.Componen
             spacing="2",
             align="center",
         ),
-        on_submit=S.sync_price(product_id),
+        on_submit=S.ask_sync_price(product_id),
         reset_on_submit=False,
         no_validate=True,
     )
@@ -83,7 +83,8 @@ def price_row(row: ProductRow) -> rx.Component:
             rx.fragment(
                 price_form(product_id=row["id"], price_value=row["price_value"]),
                 key=row["id"] + "-" + row["price_value"],
-            )
+            ),
+            rx.text(row["price_note"], size="1", color=styles.MUTED, margin_top="0.25rem", data_testid="price-note"),
         ),
         rx.table.cell(
             rx.button(
@@ -99,10 +100,50 @@ def price_row(row: ProductRow) -> rx.Component:
     )
 
 
+def price_confirmation() -> rx.Component:
+    """Asked before a price is sent: the product and its new base price, then, if the service says
+    so, the variants it would sell below provider cost."""
+    asked = S.confirm_price
+    return rx.alert_dialog.root(
+        rx.alert_dialog.content(
+            rx.alert_dialog.title("Sync Price"),
+            rx.alert_dialog.description(
+                "Set the base price of ", rx.text.strong(asked["title"]), " to ", rx.text.strong(asked["price"]), "?",
+            ),
+            rx.text(asked["note"], size="2", color=styles.MUTED, margin_top="0.5rem"),
+            rx.cond(
+                asked["below_cost"] != "",
+                rx.callout(asked["below_cost"], icon="triangle_alert", color_scheme="red", margin_top="0.75rem",
+                           data_testid="below-cost"),
+            ),
+            rx.hstack(
+                rx.alert_dialog.cancel(rx.button("Cancel", variant="soft", color_scheme="gray", on_click=S.cancel_sync_price)),
+                rx.button(
+                    rx.cond(asked["below_cost"] != "", "Sell Below Cost", "Sync Price"),
+                    color_scheme=rx.cond(asked["below_cost"] != "", "red", "ruby"),
+                    loading=S.pricing != "",
+                    on_click=S.sync_price,
+                ),
+                spacing="3",
+                justify="end",
+                margin_top="1rem",
+            ),
+            data_testid="price-confirmation",
+        ),
+        open=asked["id"] != "",
+        on_open_change=lambda _open: S.cancel_sync_price(),
+    )
+
+
 def price_table() -> rx.Component:
     return section_card(
         rx.heading("Price Sync", as_="h3", size="5"),
-        rx.text("Set every variant of a product to one price, at Printify and in the store.", size="2", color=styles.MUTED),
+        rx.text(
+            "Set a product's base price, at Printify and in the store: every variant moves by the same "
+            "amount, so larger sizes keep their upcharge.",
+            size="2",
+            color=styles.MUTED,
+        ),
         rx.box(
             rx.table.root(
                 rx.table.header(
@@ -188,6 +229,7 @@ def sync_pricing_tab() -> rx.Component:
             rx.vstack(
                 product_panel(),
                 price_table(),
+                price_confirmation(),
                 margins_card(),
                 key=ShopsState.shop_id,
                 on_mount=S.load,

@@ -25,10 +25,10 @@ def shared_provider() -> PrintProvider:
     return shared_print_provider(get_settings())
 
 
-def with_session(action: Callable[..., T], *args: Any) -> T:
+def with_session(action: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """Run a catalogue action with a fresh session and the process's provider."""
     with session_scope() as session:
-        return action(session, shared_provider(), *args)
+        return action(session, shared_provider(), *args, **kwargs)
 
 
 def log_unexpected(error: Exception, what: str) -> None:

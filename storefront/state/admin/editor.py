@@ -10,7 +10,7 @@ import reflex as rx
 
 from storefront.config import get_settings
 from storefront.db import session_scope
-from storefront.services.admin import admin_catalog, admin_editor, product_forms, product_rows
+from storefront.services.admin import admin_catalog, admin_editor, base_price, product_forms, product_rows
 from storefront.services.platform.errors import ServiceError
 from storefront.state.admin.session import AdminState
 from storefront.state.admin.shops import current_shop
@@ -39,6 +39,10 @@ class EditorRow(TypedDict):
     original_category: str
     editing: bool
     error: str
+    #: What the price field means for the sizes: 'Base price; larger sizes keep their +$2.00 / +$3.00'.
+    price_note: str
+    #: Set when a save was refused because the price sells variants below provider cost (names them).
+    below_cost: str
 
 
 def to_editor_row(row: product_rows.AdminProductRow) -> EditorRow:
@@ -54,6 +58,8 @@ def to_editor_row(row: product_rows.AdminProductRow) -> EditorRow:
         status=row.status,
         editing=False,
         error="",
+        price_note=base_price.upcharge_note((v.price_cents, v.enabled) for v in row.variants),
+        below_cost="",
         **values,  # type: ignore[typeddict-item]
         **{f"original_{k}": v for k, v in values.items()},  # type: ignore[typeddict-item]
     )
@@ -66,7 +72,7 @@ def _page(shop_id: str, query: str, offset: int) -> product_rows.ProductPage:
         )
 
 
-def _save(shop_id: str, row: EditorRow) -> product_rows.AdminProductRow:
+def _save(shop_id: str, row: EditorRow, below_cost_confirmed: bool = False) -> product_rows.AdminProductRow:
     with session_scope() as session:
         return admin_catalog.update_product(
             session,
@@ -77,6 +83,7 @@ def _save(shop_id: str, row: EditorRow) -> product_rows.AdminProductRow:
             description=row["description"],
             price=row["price"],
             category=row["category"],
+            below_cost_confirmed=below_cost_confirmed,
         )
 
 
@@ -152,7 +159,8 @@ class ProductEditorState(AdminState):
         if await self._signed_in() is None:
             return self._to_login()
         if field in admin_editor.EDITABLE_FIELDS:
-            self._update_row(product_id, **{field: value})
+            # A confirmation to sell below cost was for the price it named, not for a new one.
+            self._update_row(product_id, **{field: value}, below_cost="")
         return None
 
     @rx.event
@@ -163,16 +171,22 @@ class ProductEditorState(AdminState):
         for row in self.rows:
             if row["id"] == product_id:
                 originals = {f: row[f"original_{f}"] for f in admin_editor.EDITABLE_FIELDS}  # type: ignore[literal-required]
-                self._update_row(product_id, editing=False, error="", **originals)
+                self._update_row(product_id, editing=False, error="", below_cost="", **originals)
         return None
 
-    async def _save_rows(self, rows: list[EditorRow]) -> tuple[int, list[str]]:
-        """Save each row in turn; returns how many were saved and the failures' messages."""
+    async def _save_rows(self, rows: list[EditorRow], below_cost_confirmed: bool = False) -> tuple[int, list[str]]:
+        """Save each row in turn; returns how many were saved and the failures' messages. A row whose
+        price would sell below cost is kept with the confirmation to give (its own Save asks)."""
         shop_id = await current_shop(self)
         saved, failures = 0, []
         for row in rows:
             try:
-                fresh = await asyncio.to_thread(_save, shop_id, row)
+                fresh = await asyncio.to_thread(_save, shop_id, row, below_cost_confirmed)
+            except base_price.BelowCostError as error:
+                async with self:
+                    self._update_row(row["id"], error="", below_cost=error.message)
+                failures.append(error.message)
+                continue
             except ServiceError as error:
                 message = error.message or admin_editor.UPDATE_FAILED_TEXT
                 async with self:
@@ -192,6 +206,16 @@ class ProductEditorState(AdminState):
 
     @rx.event(background=True)
     async def save(self, product_id: str):
+        async for event in self._save_one(product_id, below_cost_confirmed=False):
+            yield event
+
+    @rx.event(background=True)
+    async def save_below_cost(self, product_id: str):
+        """Save after staff confirmed the variants the price sells below provider cost."""
+        async for event in self._save_one(product_id, below_cost_confirmed=True):
+            yield event
+
+    async def _save_one(self, product_id: str, below_cost_confirmed: bool):
         async with self:
             if await self._signed_in() is None:
                 yield self._to_login()
@@ -201,7 +225,7 @@ class ProductEditorState(AdminState):
                 return
             self.saving = True
         try:
-            saved, failures = await self._save_rows([row])
+            saved, failures = await self._save_rows([row], below_cost_confirmed)
         finally:
             async with self:
                 self.saving = False

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
-from storefront.services.admin import product_rows
+from storefront.services.admin import base_price, product_rows
 from storefront.services.admin.product_margins import VariantMargin
 from storefront.services.admin.product_rows import AdminProductRow, VariantRow
 from storefront.services.platform.money import format_usd
@@ -28,6 +28,8 @@ class ProductRow(TypedDict):
     #: The price as typed into a price input ('29.99'), '' without an enabled variant.
     price_value: str
     variant_count: str
+    #: What a new price means for the sizes: 'Base price; larger sizes keep their +$2.00 / +$3.00'.
+    price_note: str
 
 
 class MarginRow(TypedDict):
@@ -93,6 +95,7 @@ def to_row(row: AdminProductRow) -> ProductRow:
         price=price_text(row.price_cents),
         price_value=product_rows.dollars(row.price_cents) or "",
         variant_count=str(len(row.variants)),
+        price_note=base_price.upcharge_note((v.price_cents, v.enabled) for v in row.variants),
     )
 
 

@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict
 
 import reflex as rx
 
 from storefront.db import session_scope
 from storefront.services.admin import admin_catalog, product_forms, product_margins, product_rows
+from storefront.services.admin.base_price import BelowCostError
 from storefront.services.catalog import sync as catalog_sync
 from storefront.services.admin.product_rows import AdminProductRow
 from storefront.services.catalog.sync import SyncProgress
 from storefront.services.platform.errors import ValidationError
+from storefront.services.platform.money import format_usd
 from storefront.state.admin.catalog_calls import error_toast, failure_text, log_unexpected, shared_provider, with_session
 from storefront.state.admin.product_panel import ProductPanelState
 from storefront.state.admin.product_views import MarginRow, ProductRow, price_text, progress_percent, to_margin_row, to_row
@@ -26,6 +28,23 @@ from storefront.state.admin.session import AdminState
 from storefront.state.admin.shops import ShopsState
 
 PAGE_SIZE = 20
+
+
+class PriceConfirmation(TypedDict):
+    """The Sync Price confirmation: which product, its new base price, and, once the service
+    refused it, which variants it would sell below provider cost."""
+
+    id: str
+    title: str
+    #: '$27.50'.
+    price: str
+    #: As typed, sent once confirmed.
+    price_value: str
+    note: str
+    below_cost: str
+
+
+NO_CONFIRMATION = PriceConfirmation(id="", title="", price="", price_value="", note="", below_cost="")
 
 # The spec's texts (section 8).
 PRICE_SYNCED = "Price Synced"
@@ -51,8 +70,11 @@ def _sync(shop_id: str, progress: Callable[[SyncProgress], None]) -> catalog_syn
     return with_session(catalog_sync.sync_shop, product_forms.parse_shop_id(shop_id), progress)
 
 
-def _sync_price(shop_id: str, product_id: str, price: object) -> AdminProductRow:
-    return with_session(admin_catalog.sync_price, product_forms.parse_shop_id(shop_id), product_id, price)
+def _sync_price(shop_id: str, product_id: str, price: object, below_cost_confirmed: bool) -> AdminProductRow:
+    return with_session(
+        admin_catalog.sync_price, product_forms.parse_shop_id(shop_id), product_id, price,
+        below_cost_confirmed=below_cost_confirmed,
+    )
 
 
 def _margins(shop_id: str, product_id: str) -> list[MarginRow]:
@@ -78,6 +100,8 @@ class SyncPricingState(AdminState):
 
     #: Id of the product whose price is being synced.
     pricing: str = ""
+    #: The open Sync Price confirmation (its id is "" when none is open).
+    confirm_price: PriceConfirmation = NO_CONFIRMATION
 
     margins_id: str = ""
     margins_title: str = ""
@@ -192,29 +216,60 @@ class SyncPricingState(AdminState):
             SyncPricingState.load,
         ]
 
+    @rx.event
+    async def ask_sync_price(self, product_id: str, form: dict[str, Any]):
+        """Before anything is sent: a confirmation naming the product and its new base price."""
+        if await self._signed_in() is None:
+            return self._to_login()
+        row = next((r for r in self.rows if r["id"] == product_id), None)
+        if row is None or self.pricing:
+            return None
+        try:
+            cents = product_forms.parse_price(form.get("price"))
+        except ValidationError as error:
+            return error_toast(error.message)
+        self.confirm_price = PriceConfirmation(
+            id=product_id, title=row["title"], price=format_usd(cents), price_value=str(form.get("price")),
+            note=row["price_note"], below_cost="",
+        )
+        return None
+
+    @rx.event
+    def cancel_sync_price(self):
+        self.confirm_price = NO_CONFIRMATION
+
     @rx.event(background=True)
-    async def sync_price(self, product_id: str, form: dict[str, Any]):
-        """Set every variant of one product to the price typed in its row."""
+    async def sync_price(self):
+        """Move the confirmed product to its new base price (every variant by the same amount); a
+        price below provider cost asks once more, naming the variants."""
         async with self:
             if await self._signed_in() is None:
                 return self._to_login()
-            row = next((r for r in self.rows if r["id"] == product_id), None)
+            asked = self.confirm_price
+            row = next((r for r in self.rows if r["id"] == asked["id"]), None)
             if row is None or self.pricing:
                 return None
-            self.pricing = product_id
+            product_id, self.pricing = asked["id"], asked["id"]
         try:
-            updated = await asyncio.to_thread(_sync_price, row["shop_id"], product_id, form.get("price"))
-        except ValidationError as error:
+            updated = await asyncio.to_thread(
+                _sync_price, row["shop_id"], product_id, asked["price_value"], bool(asked["below_cost"])
+            )
+        except BelowCostError as error:
             async with self:
                 self.pricing = ""
+                self.confirm_price = PriceConfirmation(**{**asked, "below_cost": error.message})  # type: ignore[typeddict-item]
+            return None
+        except ValidationError as error:
+            async with self:
+                self.pricing, self.confirm_price = "", NO_CONFIRMATION
             return error_toast(error.message)
         except Exception as error:
             log_unexpected(error, f"syncing the price of {product_id}")
             async with self:
-                self.pricing = ""
+                self.pricing, self.confirm_price = "", NO_CONFIRMATION
             return error_toast(SYNC_FAILED, admin_catalog.FAILED_TO_SYNC_PRICE_WITH_PRINTIFY)
         async with self:
-            self.pricing = ""
+            self.pricing, self.confirm_price = "", NO_CONFIRMATION
             self._replace_row(updated)
             panel = await self.get_state(ProductPanelState)
             if panel.detail["id"] == product_id:
