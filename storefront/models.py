@@ -32,6 +32,9 @@ class CatalogProduct(SQLModel, table=True):
     collection_assigned: bool = Field(default=False)
     #: Shown on the storefront (the admin visibility toggle).
     is_active: bool = Field(default=True, index=True)
+    #: When staff archived it: hidden from the store and the back office's lists, kept for the
+    #: orders that name it; a sync leaves it archived.
+    archived_at: datetime | None = Field(default=None, index=True)
     is_published: bool = Field(default=False)
     blueprint_id: int | None = Field(default=None)
     print_provider_id: int | None = Field(default=None)

@@ -18,7 +18,7 @@ from storefront.services.payments.gateway import TestPaymentGateway
 from storefront.services.printify.demo import DemoPrintProvider
 from storefront.services.printify.provider import validation_error
 from storefront.services.catalog.seed import seed_catalogue_if_empty
-from tests.ordering import seed_demo
+from tests.ordering import order_payload, pick, seed_demo
 
 PASSWORD = "correct horse battery"
 PRODUCTS = "/api/printify/shops/1/products"
@@ -36,6 +36,8 @@ ADMIN_ROUTES = [
     ("PUT", "/api/products/{id}/visibility"),
     ("POST", "/api/products/{id}/sync-price"),
     ("POST", "/api/products/{id}/sync"),
+    ("POST", "/api/products/{id}/archive"),
+    ("POST", "/api/products/{id}/restore"),
 ]
 CREATE = {
     "title": "HWDZN Summer Tee",
@@ -381,3 +383,31 @@ def test_a_price_below_cost_answers_409_naming_the_variants_until_confirmed(
     )
     assert saved.status_code == 200
     assert [v["price"] for v in provider.get_product(1, product_id)["variants"]] == [p - before[0] + 500 for p in before]
+
+
+def test_an_archived_product_leaves_the_lists_and_its_orders_still_open(
+    client: TestClient, admin: dict[str, str], engine: Engine, provider: DemoPrintProvider
+) -> None:
+    tee = pick(engine)
+    placed = client.post("/api/printify/orders", json=order_payload((tee, 1)), headers={"Idempotency-Key": "archive-1"})
+    assert placed.status_code == 201, placed.text
+    number, token = placed.json()["order"]["id"], placed.json()["accessToken"]
+
+    archived = client.post(f"/api/products/{tee.product_id}/archive", headers=admin, json={"shopId": 1})
+    assert archived.status_code == 200, archived.text
+    assert (archived.json()["data"]["archived"], archived.json()["data"]["isActive"]) == (True, False)
+    assert provider.get_product(1, tee.product_id)["id"] == tee.product_id
+    listed = client.get(PRODUCTS, headers=admin, params={"limit": 100}).json()["data"]
+    assert tee.product_id not in {row["id"] for row in listed}
+    only_archived = client.get(PRODUCTS, headers=admin, params={"archived": "true"}).json()["data"]
+    assert [row["id"] for row in only_archived] == [tee.product_id]
+
+    order = client.get(f"/api/orders/{number}", headers={"X-Order-Token": token})
+    assert order.status_code == 200, order.text
+    assert tee.name in order.text
+
+    deleted = client.post(f"/api/products/{tee.product_id}/archive", headers=admin, json={"deleteAtProvider": True})
+    assert deleted.status_code == 200
+    restored = client.post(f"/api/products/{tee.product_id}/restore", headers=admin)
+    assert (restored.status_code, restored.json()["data"]["archived"]) == (200, False)
+    assert client.post(f"/api/products/{'0' * 24}/archive", headers=admin, json={}).status_code == 404

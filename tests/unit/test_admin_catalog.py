@@ -670,3 +670,67 @@ def test_serialized_rows_carry_dollars_and_cent_variant_prices(session: Session)
     assert body["price"] == f"{row.price_cents / 100:.2f}"
     assert body["variants"][0]["price"] == row.variants[0].price_cents
     assert json.loads(json.dumps(body)) == body
+
+
+# --------------------------------------------------------------------------- archive
+
+
+def _in_store(session: Session, product_id: str) -> bool:
+    try:
+        catalog.get_product(session, product_id)
+    except NotFoundError:
+        return False
+    return True
+
+
+def test_an_archived_product_leaves_the_store_and_the_lists_but_not_the_provider(
+    session: Session, provider: DemoPrintProvider
+) -> None:
+    product_id = _shown_id(session)
+    total = product_rows.product_page(session, shop_id=SHOP).total
+    row = admin_catalog.archive_product(session, provider, SHOP, product_id)
+    assert (row.archived, row.is_active) == (True, False)
+    assert not _in_store(session, product_id)
+    assert product_id not in {p.id for p in catalog.search_products(session)}
+    assert product_rows.product_page(session, shop_id=SHOP).total == total - 1
+    assert [r.id for r in product_rows.product_page(session, shop_id=SHOP, archived=True).rows] == [product_id]
+    assert provider.get_product(SHOP, product_id)["id"] == product_id  # left alone at the provider
+
+
+def test_a_sync_keeps_an_archived_product_archived_even_once_the_provider_deleted_it(
+    session: Session, provider: DemoPrintProvider, engine: Engine
+) -> None:
+    kept, deleted = _shown_id(session, "hwdkn"), _shown_id(session, "hwdrn")
+    admin_catalog.archive_product(session, provider, SHOP, kept)
+    admin_catalog.archive_product(session, provider, SHOP, deleted, delete_at_provider=True)
+    with pytest.raises(ProviderNotFound):
+        provider.get_product(SHOP, deleted)
+    catalog_sync.sync_shop(session, provider, SHOP)
+    for product_id in (kept, deleted):
+        cached = _cached(engine, product_id)[0]
+        assert (cached.archived_at is not None, cached.is_active) == (True, False)
+    assert not _in_store(session, kept)
+
+
+def test_archiving_twice_or_deleting_what_the_provider_lost_already_is_fine(
+    session: Session, provider: DemoPrintProvider
+) -> None:
+    product_id = _shown_id(session)
+    provider.delete_product(SHOP, product_id)
+    assert admin_catalog.archive_product(session, provider, SHOP, product_id, delete_at_provider=True).archived
+    assert admin_catalog.archive_product(session, provider, SHOP, product_id).archived
+    with pytest.raises(NotFoundError):
+        admin_catalog.archive_product(session, provider, SHOP, "0" * 24)
+
+
+def test_a_restored_product_is_listed_again_and_stays_hidden_until_shown(
+    session: Session, provider: DemoPrintProvider
+) -> None:
+    product_id = _shown_id(session)
+    admin_catalog.archive_product(session, provider, SHOP, product_id)
+    row = admin_catalog.restore_product(session, product_id)
+    assert (row.archived, row.is_active) == (False, False)
+    assert product_id in {r.id for r in product_rows.product_page(session, shop_id=SHOP, limit=100).rows}
+    assert not _in_store(session, product_id)
+    admin_catalog.set_visibility(session, product_id, True)
+    assert _in_store(session, product_id)

@@ -18,6 +18,7 @@ from sqlmodel import Session
 
 from storefront.api.admin.session import ADMIN_ERRORS, ADMIN_ONLY
 from storefront.api.admin.products_schemas import (
+    ArchiveRequest,
     CategoryChange,
     CategoryProducts,
     EditorSave,
@@ -109,12 +110,13 @@ def list_shop_products(
     category: str | None = None,
     limit: int = Query(product_rows.DEFAULT_PAGE_SIZE, ge=DB_INT_MIN, le=DB_INT_MAX),
     offset: int = Query(0, ge=DB_INT_MIN, le=DB_INT_MAX),
+    archived: bool = Query(False, description="true: the archived products only (left out otherwise)"),
 ) -> dict[str, Any]:
     """A page of the shop's products from the catalogue cache (hidden and unpublished included),
     newest first; `q` searches title and description. {data, total, limit, offset, hasMore}."""
     with _session(request) as session:
         page = product_rows.product_page(
-            session, shop_id=shop_id, query=q, category=category, limit=limit, offset=offset
+            session, shop_id=shop_id, query=q, category=category, limit=limit, offset=offset, archived=archived
         )
     return {
         "data": [product_rows.serialize_row(row) for row in page.rows],
@@ -266,6 +268,32 @@ def set_visibility(request: Request, product_id: str, payload: VisibilityChange 
     body = _object(payload)
     with _session(request) as session:
         return _row_answer(admin_catalog.set_visibility(session, product_id, body.get("isActive")))
+
+
+@router.post(PRODUCT + "/archive", response_model=ProductRowAnswer, responses=PROVIDER_ERRORS)
+def archive_product(request: Request, product_id: str, payload: ArchiveRequest | None = Body(None)) -> JSONResponse:
+    """Archive the product ({deleteAtProvider, shopId}): out of the store and the lists, kept for
+    its orders; deleted at the provider only when asked. {data}."""
+    body = _object(payload)
+    delete_at_provider = body.get("deleteAtProvider") is True
+    shop_id = _shop_for(request, product_id, body)
+
+    def archive() -> dict[str, Any]:
+        with _session(request) as session:
+            return _row_answer(
+                admin_catalog.archive_product(
+                    session, _provider(request), shop_id, product_id, delete_at_provider=delete_at_provider
+                )
+            )
+
+    return _refused(admin_catalog.FAILED_TO_ARCHIVE_PRODUCT, archive)
+
+
+@router.post(PRODUCT + "/restore", response_model=ProductRowAnswer, responses=errors(404))
+def restore_product(request: Request, product_id: str) -> dict[str, Any]:
+    """Back in the lists (still hidden from the store until shown). {data}."""
+    with _session(request) as session:
+        return _row_answer(admin_catalog.restore_product(session, product_id))
 
 
 @router.post(PRODUCT + "/sync-price", response_model=ProductRowAnswer, responses=PROVIDER_ERRORS)

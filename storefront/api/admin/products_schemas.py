@@ -77,6 +77,15 @@ class VisibilityChange(_Open):
     isActive: Any = Field(None, description="true to show, false to hide")  # noqa: N815
 
 
+class ArchiveRequest(_Open):
+    model_config = _example({"deleteAtProvider": False, "shopId": 1})
+
+    deleteAtProvider: bool | None = Field(  # noqa: N815
+        None, description="true: also delete the product at the print provider (left alone otherwise)"
+    )
+    shopId: Id = None  # noqa: N815
+
+
 class PriceSync(_Open):
     model_config = _example({"price": 27.5})
 

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session
 
-from storefront.models import CatalogProduct
+from storefront.models import CatalogProduct, utcnow
 from storefront.services.admin import base_price
 from storefront.services.admin.product_forms import (
     DESCRIPTION_NOT_TEXT,
@@ -60,6 +60,12 @@ FAILED_TO_UPDATE_CATEGORY = "Failed to update product category in database"
 FAILED_TO_PUBLISH_OR_UNPUBLISH = "Failed to publish/unpublish product"
 FAILED_TO_SYNC_PRICE_WITH_PRINTIFY = "Failed to sync price with Printify"
 FAILED_TO_SYNC_PRODUCT_PRICE = "Failed to sync product price"
+
+# --------------------------------------------------------------------------- our own texts (archive)
+
+FAILED_TO_ARCHIVE_PRODUCT = "Failed to archive product"
+PRODUCT_ARCHIVED = "Product Archived"
+PRODUCT_RESTORED = "Product Restored"
 
 # --------------------------------------------------------------------------- our own texts
 
@@ -295,6 +301,37 @@ def unpublish_product(session: Session, provider: PrintProvider, shop_id: int, p
     product_id = parse_product_id(product_id)
     provider.unpublish_product(shop_id, product_id)
     return _store(session, provider.get_product(shop_id, product_id), shop_id)
+
+
+def archive_product(
+    session: Session, provider: PrintProvider, shop_id: int, product_id: str, *, delete_at_provider: bool = False
+) -> AdminProductRow:
+    """Take a product out of the store and of the back office's lists for good; its cached row
+    stays for the orders that name it. The provider product is left alone unless
+    `delete_at_provider` (deleted there first; one already gone there is fine)."""
+    product = session.get(CatalogProduct, parse_product_id(product_id))
+    if product is None:
+        raise NotFoundError(PRODUCT_NOT_FOUND)
+    if delete_at_provider:
+        try:
+            provider.delete_product(shop_id, product.id)
+        except ProviderNotFound:
+            pass
+    product.is_active, product.archived_at = False, utcnow()
+    session.add(product)
+    session.commit()
+    return get_product_row(session, product.id)
+
+
+def restore_product(session: Session, product_id: str) -> AdminProductRow:
+    """Back in the back office's lists, still hidden from the store until staff show it."""
+    product = session.get(CatalogProduct, parse_product_id(product_id))
+    if product is None:
+        raise NotFoundError(PRODUCT_NOT_FOUND)
+    product.archived_at = None
+    session.add(product)
+    session.commit()
+    return get_product_row(session, product.id)
 
 
 def refresh_product(session: Session, provider: PrintProvider, shop_id: int, product_id: str) -> AdminProductRow:

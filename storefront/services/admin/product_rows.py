@@ -60,6 +60,8 @@ class AdminProductRow:
     is_published: bool
     status: str
     variants: tuple[VariantRow, ...]
+    #: Archived by staff: out of the store and of the lists (but `archived=True`).
+    archived: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +139,7 @@ def _row(product: CatalogProduct, variants: Sequence[CatalogVariant]) -> AdminPr
         category=product.collection_key,
         is_active=product.is_active,
         is_published=product.is_published,
+        archived=product.archived_at is not None,
         status=PUBLISHED if product.is_published else UNPUBLISHED,
         variants=tuple(
             VariantRow(
@@ -152,8 +155,12 @@ def _row(product: CatalogProduct, variants: Sequence[CatalogVariant]) -> AdminPr
     )
 
 
-def _filters(shop_id: int | None, query: str, category: str | None) -> list[ColumnElement[bool]]:
-    conditions: list[ColumnElement[bool]] = []
+def _filters(
+    shop_id: int | None, query: str, category: str | None, archived: bool = False
+) -> list[ColumnElement[bool]]:
+    conditions: list[ColumnElement[bool]] = [
+        col(CatalogProduct.archived_at).is_not(None) if archived else col(CatalogProduct.archived_at).is_(None)
+    ]
     if shop_id is not None:
         conditions.append(col(CatalogProduct.shop_id) == shop_id)
     needle = query.strip()
@@ -173,13 +180,15 @@ def product_page(
     limit: object = DEFAULT_PAGE_SIZE,
     offset: object = 0,
     unpublished_first: bool = False,
+    archived: bool = False,
 ) -> ProductPage:
     """A page of the shop's products, hidden and unpublished ones included, newest first; `query`
     matches title or description case-insensitively, `category` keeps one collection, and
-    `unpublished_first` puts what still awaits publishing ahead (the publish select)."""
+    `unpublished_first` puts what still awaits publishing ahead (the publish select). Archived
+    products are left out, or are the only ones listed with `archived`."""
     size = _page_number(limit, 1, MAX_PAGE_SIZE, INVALID_LIMIT, "limit")
     start = _page_number(offset, 0, None, INVALID_OFFSET, "offset")
-    conditions = _filters(shop_id, query, category)
+    conditions = _filters(shop_id, query, category, archived)
     total = session.exec(select(func.count()).select_from(CatalogProduct).where(*conditions)).one()
     products = session.exec(
         select(CatalogProduct)
@@ -272,6 +281,7 @@ def serialize_row(row: AdminProductRow) -> dict[str, Any]:
         "priceCents": row.price_cents,
         "category": row.category,
         "isActive": row.is_active,
+        "archived": row.archived,
         "is_published": row.is_published,
         "status": row.status,
         "variants": [

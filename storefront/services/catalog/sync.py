@@ -225,11 +225,17 @@ def cached_product_ids(session: Session, shop_id: int) -> set[str]:
 
 
 def remove_products(session: Session, product_ids: Collection[str]) -> int:
-    """Delete these cached products with their variants and images; returns how many there were."""
+    """Delete these cached products with their variants and images; returns how many there were.
+    Archived ones stay, gone at the provider or not: the orders that name them still show them."""
     ids = sorted(product_ids)
     removed = 0
     for start in range(0, len(ids), _DELETE_BATCH):
-        batch = ids[start : start + _DELETE_BATCH]
+        archived = session.exec(
+            select(CatalogProduct.id).where(
+                col(CatalogProduct.id).in_(ids[start : start + _DELETE_BATCH]), col(CatalogProduct.archived_at).is_not(None)
+            )
+        ).all()
+        batch = sorted(set(ids[start : start + _DELETE_BATCH]) - set(archived))
         # Explicit child deletes: the foreign keys cascade, but only where the database enforces them.
         session.exec(delete(CatalogVariant).where(col(CatalogVariant.product_id).in_(batch)))
         session.exec(delete(CatalogImage).where(col(CatalogImage.product_id).in_(batch)))

@@ -190,6 +190,15 @@ class DemoPrintProvider(DemoOrders):
             product.update(visible=False, is_published=False, updated_at=format_timestamp(self._clock()))
         return {}
 
+    def delete_product(self, shop_id: int, product_id: str) -> dict:
+        """The product is gone from the shop (its orders keep what they bought)."""
+        self._check_shop(shop_id)
+        with self._lock:
+            product = self._product(product_id)
+            self._products.remove(product)
+            del self._by_id[product_id]
+        return {}
+
     # ------------------------------------------------------------------ images
 
     def ensure_images(self) -> int:

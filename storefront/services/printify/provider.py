@@ -138,6 +138,10 @@ class PrintProvider(Protocol):
         """Tell the provider the product was taken off the sales channel; returns {}."""
         ...
 
+    def delete_product(self, shop_id: int, product_id: str) -> dict:
+        """Delete the product at the provider; returns {}; ProviderNotFound when it is not there."""
+        ...
+
     def create_order(self, shop_id: int, order: dict) -> dict:
         """Submit an order body (contract §7); returns only {"id": "<24-hex>"}."""
         ...
