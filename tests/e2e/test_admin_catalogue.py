@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 
+import httpx
 import pytest
 from playwright.sync_api import Page, expect
 from sqlalchemy import create_engine, text
@@ -11,6 +13,8 @@ from sqlalchemy import create_engine, text
 from tests.e2e.admin import open_tab, sign_in
 from tests.e2e.browser import open_page
 from tests.e2e.conftest import StoreServer
+from tests.e2e.test_order_status import look_up
+from tests.ordering import order_payload, pick
 
 
 def _newest_shown(store: StoreServer, collection: str | None = None) -> dict:
@@ -140,3 +144,35 @@ def test_a_category_change_the_provider_refuses_is_put_back(admin: Page, ghost: 
     admin.get_by_role("option", name="hwdrn", exact=True).click()
     expect(admin.get_by_text("Failed to update product in Printify", exact=True)).to_be_visible()
     expect(select).to_have_text("swdnn")
+
+
+def test_an_archived_product_leaves_the_store_and_its_order_still_opens(admin: Page, store: StoreServer) -> None:
+    engine = create_engine(store.db_url)
+    try:
+        tee = pick(engine, index=6)  # not the newest, which other tests edit
+    finally:
+        engine.dispose()
+    placed = httpx.post(
+        f"{store.url}/api/printify/orders", json=order_payload((tee, 1)),
+        headers={"Idempotency-Key": uuid.uuid4().hex}, timeout=30,
+    )
+    assert placed.status_code == 201, placed.text
+    number = placed.json()["order"]["id"]
+
+    row = _editor_row(admin, tee.name)
+    row.get_by_role("button", name="Archive").click()
+    dialog = admin.get_by_role("alertdialog")
+    expect(dialog).to_contain_text(f"Archive {tee.name}?")
+    expect(dialog.get_by_role("checkbox")).not_to_be_checked()  # the Printify product is kept unless ticked
+    dialog.get_by_role("button", name="Archive").click()
+    expect(admin.get_by_text("Product Archived", exact=True)).to_be_visible()
+    expect(admin.get_by_test_id("editor-row")).to_have_count(0)
+    admin.get_by_text("Archived", exact=True).click()  # the switch's label: the archived products
+    expect(admin.get_by_test_id("editor-row").filter(has_text=tee.name)).to_have_count(1)
+
+    open_page(admin, f"/product/{tee.product_id}")
+    expect(admin.get_by_text("Product not found", exact=True)).to_be_visible()  # the toast, on /products
+    expect(admin).to_have_url(f"{store.url}/products")
+    open_page(admin, "/order-status")
+    look_up(admin, number, "ada@example.com")
+    expect(admin.get_by_test_id("order-card").get_by_test_id("order-line")).to_contain_text(tee.name)

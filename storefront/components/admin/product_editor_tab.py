@@ -101,9 +101,49 @@ def view(row: rx.Var) -> rx.Component:
             flex="1",
             min_width="0",
         ),
-        rx.button(rx.icon("pencil", size=14), "Edit", variant="outline", size="2", on_click=S.start_edit(row["id"].to(str))),
+        rx.cond(
+            S.show_archived,
+            rx.button(rx.icon("archive-restore", size=14), "Restore", variant="outline", size="2",
+                      on_click=S.restore(row["id"].to(str))),
+            rx.hstack(
+                rx.button(rx.icon("pencil", size=14), "Edit", variant="outline", size="2",
+                          on_click=S.start_edit(row["id"].to(str))),
+                rx.button(rx.icon("archive", size=14), "Archive", variant="soft", color_scheme="gray", size="2",
+                          on_click=S.ask_archive(row["id"].to(str))),
+                spacing="2",
+                wrap="wrap",
+                justify="end",
+            ),
+        ),
         align="start",
         width="100%",
+    )
+
+
+def archive_confirmation() -> rx.Component:
+    """Archiving asks first; the provider product is kept unless staff tick the box."""
+    return rx.alert_dialog.root(
+        rx.alert_dialog.content(
+            rx.alert_dialog.title("Archive Product"),
+            rx.alert_dialog.description(
+                "Archive ", rx.text.strong(S.archive_title),
+                "? It leaves the store and this list; the orders that include it keep it.",
+            ),
+            rx.el.label(
+                rx.checkbox(checked=S.archive_delete, on_change=S.set_archive_delete),
+                rx.text("Also delete it at Printify", size="2"),
+                style={"display": "flex", "gap": "0.5rem", "alignItems": "center", "marginTop": "0.75rem"},
+            ),
+            rx.hstack(
+                rx.alert_dialog.cancel(rx.button("Cancel", variant="soft", color_scheme="gray", on_click=S.cancel_archive)),
+                rx.button("Archive", color_scheme="red", loading=S.saving, on_click=S.archive),
+                spacing="3",
+                justify="end",
+                margin_top="1rem",
+            ),
+        ),
+        open=S.archive_id != "",
+        on_open_change=lambda _open: S.cancel_archive(),
     )
 
 
@@ -129,6 +169,11 @@ def toolbar() -> rx.Component:
                 max_width="360px",
             ),
             rx.badge(S.total, " products", size="2", data_testid="product-count"),
+            rx.el.label(
+                rx.switch(checked=S.show_archived, on_change=S.set_show_archived),
+                rx.text("Archived", size="2"),
+                style={"display": "flex", "gap": "0.5rem", "alignItems": "center"},
+            ),
             rx.spacer(),
             rx.button(
                 rx.icon("save", size=16),
@@ -156,6 +201,7 @@ def product_editor_tab() -> rx.Component:
         ),
         rx.vstack(rx.foreach(S.rows, editor_row), spacing="3", width="100%"),
         rx.cond(S.has_more, rx.button("Load More", variant="outline", on_click=S.load_more, loading=S.loading)),
+        archive_confirmation(),
         spacing="4",
         width="100%",
         on_mount=[ShopsState.load_shops, S.load],

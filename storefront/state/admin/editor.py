@@ -12,6 +12,7 @@ from storefront.config import get_settings
 from storefront.db import session_scope
 from storefront.services.admin import admin_catalog, admin_editor, base_price, product_forms, product_rows
 from storefront.services.platform.errors import ServiceError
+from storefront.state.admin.catalog_calls import failure_text
 from storefront.state.admin.session import AdminState
 from storefront.state.admin.shops import current_shop
 from storefront.wiring import shared_print_provider
@@ -65,11 +66,25 @@ def to_editor_row(row: product_rows.AdminProductRow) -> EditorRow:
     )
 
 
-def _page(shop_id: str, query: str, offset: int) -> product_rows.ProductPage:
+def _page(shop_id: str, query: str, offset: int, archived: bool) -> product_rows.ProductPage:
     with session_scope() as session:
         return product_rows.product_page(
-            session, shop_id=product_forms.parse_shop_id(shop_id), query=query, limit=PAGE_SIZE, offset=offset
+            session, shop_id=product_forms.parse_shop_id(shop_id), query=query, limit=PAGE_SIZE, offset=offset,
+            archived=archived,
         )
+
+
+def _archive(shop_id: str, product_id: str, delete_at_provider: bool) -> product_rows.AdminProductRow:
+    with session_scope() as session:
+        return admin_catalog.archive_product(
+            session, shared_print_provider(get_settings()), product_forms.parse_shop_id(shop_id), product_id,
+            delete_at_provider=delete_at_provider,
+        )
+
+
+def _restore(product_id: str) -> product_rows.AdminProductRow:
+    with session_scope() as session:
+        return admin_catalog.restore_product(session, product_id)
 
 
 def _save(shop_id: str, row: EditorRow, below_cost_confirmed: bool = False) -> product_rows.AdminProductRow:
@@ -95,6 +110,12 @@ class ProductEditorState(AdminState):
     total: int = 0
     loading: bool = False
     saving: bool = False
+    #: The archived products instead of the others.
+    show_archived: bool = False
+    #: The product the Archive confirmation is open for ("" when closed), and its choices.
+    archive_id: str = ""
+    archive_title: str = ""
+    archive_delete: bool = False
 
     @rx.var
     def has_more(self) -> bool:
@@ -117,9 +138,10 @@ class ProductEditorState(AdminState):
                 yield self._to_login()
                 return
             self.loading, query, offset = True, self.query, 0 if reset else len(self.rows)
+            archived = self.show_archived
         shop_id = await current_shop(self)
         try:
-            page = await asyncio.to_thread(_page, shop_id, query, offset)
+            page = await asyncio.to_thread(_page, shop_id, query, offset, archived)
         except Exception:  # noqa: BLE001 - the provider or database may fail; the toast says so
             log.exception("loading the editor's products failed")
             async with self:
@@ -127,7 +149,7 @@ class ProductEditorState(AdminState):
             yield rx.toast.error(admin_catalog.FAILED_TO_LOAD_PRODUCTS)
             return
         async with self:
-            if query == self.query:  # a newer search owns the result otherwise
+            if query == self.query and archived == self.show_archived:  # a newer search owns it otherwise
                 fresh = [to_editor_row(row) for row in page.rows]
                 self.rows = fresh if reset else [*self.rows, *fresh]
                 self.total = page.total
@@ -255,3 +277,72 @@ class ProductEditorState(AdminState):
         outcome = admin_editor.save_all_outcome(saved, len(failures))
         toast = rx.toast.error if outcome.failed else rx.toast.success
         yield toast(outcome.title, description=outcome.description)
+
+    @rx.event
+    async def set_show_archived(self, value: bool):
+        if await self._signed_in() is None:
+            return self._to_login()
+        self.show_archived = bool(value)
+        return ProductEditorState.load
+
+    @rx.event
+    async def ask_archive(self, product_id: str):
+        """Open the confirmation: archiving is for good, the provider product is kept unless ticked."""
+        if await self._signed_in() is None:
+            return self._to_login()
+        row = next((r for r in self.rows if r["id"] == product_id), None)
+        if row is not None:
+            self.archive_id, self.archive_title, self.archive_delete = product_id, row["original_title"], False
+        return None
+
+    @rx.event
+    def set_archive_delete(self, value: bool):
+        self.archive_delete = bool(value)
+
+    @rx.event
+    def cancel_archive(self):
+        self.archive_id = ""
+
+    @rx.event(background=True)
+    async def archive(self):
+        async with self:
+            if await self._signed_in() is None:
+                yield self._to_login()
+                return
+            product_id, delete_at_provider = self.archive_id, self.archive_delete
+            if not product_id or self.saving:
+                return
+            self.saving = True
+        shop_id = await current_shop(self)
+        try:
+            row = await asyncio.to_thread(_archive, shop_id, product_id, delete_at_provider)
+        except Exception as error:  # noqa: BLE001 - the provider or database may fail; the toast says so
+            if not isinstance(error, ServiceError):
+                log.exception("archiving product %s failed", product_id)
+            async with self:
+                self.saving, self.archive_id = False, ""
+            yield rx.toast.error(admin_catalog.FAILED_TO_ARCHIVE_PRODUCT, description=failure_text(error, ""))
+            return
+        async with self:
+            self.saving, self.archive_id = False, ""
+            self.rows = [r for r in self.rows if r["id"] != product_id]
+            self.total = max(0, self.total - 1)
+        yield rx.toast.success(admin_catalog.PRODUCT_ARCHIVED, description=row.title)
+
+    @rx.event(background=True)
+    async def restore(self, product_id: str):
+        async with self:
+            if await self._signed_in() is None:
+                yield self._to_login()
+                return
+        try:
+            row = await asyncio.to_thread(_restore, product_id)
+        except Exception as error:  # noqa: BLE001 - reported in the toast
+            if not isinstance(error, ServiceError):
+                log.exception("restoring product %s failed", product_id)
+            yield rx.toast.error(admin_editor.UPDATE_FAILED, description=failure_text(error, admin_editor.UPDATE_FAILED_TEXT))
+            return
+        async with self:
+            self.rows = [r for r in self.rows if r["id"] != product_id]
+            self.total = max(0, self.total - 1)
+        yield rx.toast.success(admin_catalog.PRODUCT_RESTORED, description=row.title)
