@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from storefront.config import PROJECT_ROOT
 from storefront.services.shopify.catalogue import PRODUCT_FAILED, PRODUCTS_FAILED
 from storefront.state.shopify import STORE_PAGE_SIZE
-from tests.e2e.browser import open_page
+from tests.e2e.browser import expect_the_placeholder, open_page
 from tests.e2e.conftest import StoreProcess, StoreServer, reconfigured_store
 from tests.fakes.shopify_server import FakeShopifyServer
 
@@ -19,7 +20,11 @@ CLASSIC_CREW_TEE = "8123456700001"  # Color x Size; XL costs more
 LONG_SLEEVE_TEE = "8123456700007"  # its description carries a script and an onerror handler
 DAD_CAP = "8123456700009"  # one option, 'Color', three variants
 TOTE_BAG = "8123456700008"  # one variant
+PULLOVER_HOODIE = "8123456700003"  # its description has a size table
+KIDS_CREWNECK = "8123456700006"  # its description has a numbered list
 DEMO_PRODUCTS = 12
+CDN_IMAGES = "https://cdn.shopify.com/**"
+STAND_IN_PICTURE = PROJECT_ROOT / "assets" / "apple-touch-icon.png"
 HOODIES_AND_SWEATSHIRTS = {"Pullover Hoodie", "Zip-Up Hoodie", "Heavyweight Crewneck", "Kids Crewneck Sweatshirt"}
 
 
@@ -163,6 +168,8 @@ def shopify_settings(fake: FakeShopifyServer, token: str) -> dict[str, str]:
 def test_a_connected_store_shows_no_banner_pages_with_load_more_and_cdn_srcsets(
     page: Page, store: StoreServer, store_process: StoreProcess, tmp_path: Path
 ) -> None:
+    # The CDN is out of reach here: a picture stands in for it, so the images load and keep their srcset.
+    page.route(CDN_IMAGES, lambda route: route.fulfill(path=STAND_IN_PICTURE))
     with FakeShopifyServer() as fake, reconfigured_store(store, store_process, tmp_path, shopify_settings(fake, fake.token)):
         active = len(fake.active_products())
         assert active > STORE_PAGE_SIZE
@@ -185,6 +192,18 @@ def test_a_connected_store_shows_no_banner_pages_with_load_more_and_cdn_srcsets(
         toast = page.locator("[data-sonner-toast]")
         expect(toast.get_by_text("Error Loading Products", exact=True)).to_be_visible(timeout=20_000)
         expect(toast.get_by_text(PRODUCTS_FAILED, exact=True)).to_be_visible()
+
+
+@pytest.mark.reconfigures_store
+def test_a_cdn_image_that_fails_to_load_shows_the_placeholder(
+    page: Page, store: StoreServer, store_process: StoreProcess, tmp_path: Path
+) -> None:
+    page.route(CDN_IMAGES, lambda route: route.fulfill(status=404, content_type="text/plain", body="missing"))
+    with FakeShopifyServer() as fake, reconfigured_store(store, store_process, tmp_path, shopify_settings(fake, fake.token)):
+        open_page(page, "/shopify")
+        image = page.get_by_test_id("store-product-card").first.locator("img")
+        expect_the_placeholder(page, image)
+        expect(image).not_to_have_attribute("srcset", re.compile("."))
 
 
 @pytest.mark.reconfigures_store
