@@ -20,6 +20,8 @@ ADDRESS_FIELDS: list[tuple[str, str, str]] = [
 
 
 FORM_ID = "checkout-form"
+# A neutral pattern: a working test card as the hint would invite paying with it by mistake.
+CARD_NUMBER_PLACEHOLDER = "1234 1234 1234 1234"
 # The form's named fields as they stand, read when the dialog opens or closes (while it is still
 # on the page). The card inputs have no name, so they are never part of it.
 _TYPED_FIELDS = rx.Var(
@@ -119,7 +121,7 @@ def summary() -> rx.Component:
 def test_card_fields() -> rx.Component:
     """The built-in test gateway's card fields (their values go from the page to the payment API only)."""
     return rx.vstack(
-        card_field("cardNumber", "Card number", placeholder="4242 4242 4242 4242", autocomplete="cc-number", inputmode="numeric", maxlength=23),
+        card_field("cardNumber", "Card number", placeholder=CARD_NUMBER_PLACEHOLDER, autocomplete="cc-number", inputmode="numeric", maxlength=23),
         rx.grid(
             card_field("expiryDate", "Expiry date", placeholder="MM/YY", autocomplete="cc-exp", maxlength=7),
             card_field("cvv", "CVV", placeholder="123", autocomplete="cc-csc", inputmode="numeric", maxlength=4),

@@ -318,3 +318,11 @@ def test_a_paid_order_empties_the_checkout_form(page: Page) -> None:
     for label in CONTACT_AND_ADDRESS.keys() - {"Country"}:
         expect(dialog.get_by_label(label, exact=True)).to_have_value("")
     expect(dialog.get_by_label("Country", exact=True)).to_have_value("US")
+
+
+def test_the_card_number_placeholder_is_not_a_working_card(page: Page) -> None:
+    add_to_cart(page, product_links(page, "tee")[0], "S")
+    open_checkout(page)
+    expect(page.get_by_role("dialog").get_by_label("Card number", exact=True)).to_have_attribute(
+        "placeholder", "1234 1234 1234 1234"
+    )
