@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from storefront.config import PROJECT_ROOT
 from storefront.services.shopify.catalogue import PRODUCT_FAILED, PRODUCTS_FAILED
@@ -228,3 +228,31 @@ def test_a_store_refusing_the_token_shows_the_warning_the_error_banner_and_the_t
         open_page(page, "/shopify/product/8123456700001")
         expect(toast.get_by_text("Error Loading Product", exact=True)).to_be_visible()
         expect(toast.get_by_text(PRODUCT_FAILED, exact=True)).to_be_visible()
+
+
+def _computed(locator: Locator, properties: tuple[str, ...]) -> dict[str, str]:
+    """The computed values of CSS `properties` on the element."""
+    return locator.evaluate(
+        "(el, names) => Object.fromEntries(names.map(n => [n, getComputedStyle(el).getPropertyValue(n)]))",
+        list(properties),
+    )
+
+
+@pytest.mark.parametrize(("product_id", "tag", "marker"), [(CLASSIC_CREW_TEE, "ul", "disc"), (KIDS_CREWNECK, "ol", "decimal")])
+def test_description_lists_keep_their_bullets_or_numbers_and_indent(page: Page, product_id: str, tag: str, marker: str) -> None:
+    open_page(page, f"/shopify/product/{product_id}")
+    listing = page.get_by_test_id("store-product-description").locator(tag)
+    expect(listing).to_be_visible()
+    style = _computed(listing, ("list-style-type", "padding-left"))
+    assert style["list-style-type"] == marker, style
+    assert float(style["padding-left"].removesuffix("px")) >= 16, style
+    assert _computed(listing.locator("li").first, ("display",))["display"] == "list-item"
+
+
+def test_description_tables_space_their_cells(page: Page) -> None:
+    open_page(page, f"/shopify/product/{PULLOVER_HOODIE}")
+    cell = page.get_by_test_id("store-product-description").locator("td").first
+    expect(cell).to_be_visible()
+    style = _computed(cell, ("padding-left", "padding-top"))
+    assert float(style["padding-left"].removesuffix("px")) >= 8, style
+    assert float(style["padding-top"].removesuffix("px")) >= 4, style
