@@ -319,11 +319,13 @@ class CheckoutState(rx.State):
             return await self._finish_paid()
         # Stripe has not said 'succeeded' yet (a bank transfer, a slow card): its webhook will.
         number = self._order_number
-        await self._close_for(number)
-        return rx.toast.info(PAYMENT_PROCESSING, description=PAYMENT_PROCESSING_TEXT.format(number=number))
+        cart_updated = await self._close_for(number)
+        processing = rx.toast.info(PAYMENT_PROCESSING, description=PAYMENT_PROCESSING_TEXT.format(number=number))
+        return [event for event in (cart_updated, processing) if event is not None]
 
-    async def _close_for(self, number: str) -> None:
-        """Close the dialog on a placed order: the browser remembers it and the cart lets its lines go."""
+    async def _close_for(self, number: str) -> rx.event.EventSpec | None:
+        """Close the dialog on a placed order: the browser remembers it and the cart lets its lines
+        go; returns the cart's cart-updated event."""
         self.submitting = False
         (await self.get_state(OrderStatusState)).last_order = remembered_order(number, self._access_token)
         self.dialog_open = False
@@ -332,12 +334,13 @@ class CheckoutState(rx.State):
         self._order_number, self._access_token = "", ""
         # The paid lines leave the cart; store-catalogue lines (checked out on the store) stay.
         cart_state = await self.get_state(CartState)
-        cart_state.cart_json = cart.dump_cart(cart.store_lines(cart_state._lines()))
+        return cart_state._save(cart.store_lines(cart_state._lines()))
 
-    async def _finish_paid(self):
+    async def _finish_paid(self) -> list[rx.event.EventSpec]:
         number = self._order_number
-        await self._close_for(number)
-        return rx.toast.success(ORDER_PLACED, description=f"Order {number} has been submitted for fulfilment.")
+        cart_updated = await self._close_for(number)
+        placed = rx.toast.success(ORDER_PLACED, description=f"Order {number} has been submitted for fulfilment.")
+        return [event for event in (cart_updated, placed) if event is not None]
 
     @rx.event
     async def card_checked(self, result: dict[str, Any]):

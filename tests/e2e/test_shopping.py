@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from playwright.sync_api import Page, expect
@@ -326,3 +327,30 @@ def test_the_card_number_placeholder_is_not_a_working_card(page: Page) -> None:
     expect(page.get_by_role("dialog").get_by_label("Card number", exact=True)).to_have_attribute(
         "placeholder", "1234 1234 1234 1234"
     )
+
+
+# Records each cart-updated window event with the stored cart at that moment.
+_LISTEN_FOR_CART_UPDATES = """() => {
+    window.__cartUpdates = [];
+    window.addEventListener('cart-updated', () => window.__cartUpdates.push(localStorage.getItem('cart-storage')));
+}"""
+
+
+def test_a_paid_order_fires_cart_updated_after_emptying_the_stored_cart(page: Page) -> None:
+    add_to_cart(page, product_links(page, "tee")[0], "S")
+    open_checkout(page)
+    page.evaluate(_LISTEN_FOR_CART_UPDATES)
+    fill_checkout(page, TEST_CARD)
+    place_order(page)
+    expect(page.get_by_text("Order Placed Successfully!", exact=True)).to_be_visible()
+    page.wait_for_function("() => window.__cartUpdates.length > 0")
+    assert page.evaluate("() => window.__cartUpdates.at(-1)") == "[]"
+
+
+def test_changing_a_quantity_fires_cart_updated(page: Page) -> None:
+    add_to_cart(page, product_links(page, "tee")[0], "S")
+    open_page(page, "/cart")
+    page.evaluate(_LISTEN_FOR_CART_UPDATES)
+    page.get_by_test_id("cart-line").get_by_role("button", name="Increase quantity").click()
+    page.wait_for_function("() => window.__cartUpdates.length > 0")
+    assert [line["quantity"] for line in json.loads(page.evaluate("() => window.__cartUpdates.at(-1)"))] == [2]
