@@ -19,6 +19,19 @@ ADDRESS_FIELDS: list[tuple[str, str, str]] = [
 ]
 
 
+FORM_ID = "checkout-form"
+# A neutral pattern: a working test card as the hint would invite paying with it by mistake.
+CARD_NUMBER_PLACEHOLDER = "1234 1234 1234 1234"
+# The form's named fields as they stand, read when the dialog opens or closes (while it is still
+# on the page). The card inputs have no name, so they are never part of it.
+_TYPED_FIELDS = rx.Var(
+    _js_expr=(
+        f"(() => {{ const form = document.getElementById('{FORM_ID}'); "
+        "return form ? Object.fromEntries(new FormData(form)) : {}; })()"
+    )
+)
+
+
 # Styled like the theme's size-2 text fields, since these are plain inputs.
 CARD_INPUT_STYLE = {
     "height": "32px",
@@ -48,9 +61,11 @@ def labelled(label: str, control: rx.Component, key: str) -> rx.Component:
     )
 
 
-def text_field(key: str, label: str, *, type_: str = "text", autocomplete: str = "", default: str = "") -> rx.Component:
-    """A form field whose value travels with the form (never used for card data)."""
-    return labelled(label, rx.input(name=key, type=type_, auto_complete=autocomplete, default_value=default, size="2"), key)
+def text_field(key: str, label: str, *, type_: str = "text", autocomplete: str = "") -> rx.Component:
+    """A form field whose value travels with the form (never used for card data); it starts with
+    what was typed in it before the dialog last closed."""
+    control = rx.input(name=key, type=type_, auto_complete=autocomplete, default_value=S.form_values[key].to(str), size="2")
+    return labelled(label, control, key)
 
 
 def card_field(key: str, label: str, *, placeholder: str = "", autocomplete: str = "", inputmode: str = "text", maxlength: int = 64) -> rx.Component:
@@ -72,10 +87,7 @@ def card_field(key: str, label: str, *, placeholder: str = "", autocomplete: str
 def address_fields(prefix: str) -> rx.Component:
     return rx.grid(
         *[
-            text_field(
-                f"{prefix}.{name}", label, autocomplete=f"{'billing' if prefix == 'billingAddress' else 'shipping'} {auto}",
-                default="US" if name == "country_code" else "",
-            )
+            text_field(f"{prefix}.{name}", label, autocomplete=f"{'billing' if prefix == 'billingAddress' else 'shipping'} {auto}")
             for name, label, auto in ADDRESS_FIELDS
         ],
         columns=rx.breakpoints(initial="1", sm="2"),
@@ -109,7 +121,7 @@ def summary() -> rx.Component:
 def test_card_fields() -> rx.Component:
     """The built-in test gateway's card fields (their values go from the page to the payment API only)."""
     return rx.vstack(
-        card_field("cardNumber", "Card number", placeholder="4242 4242 4242 4242", autocomplete="cc-number", inputmode="numeric", maxlength=23),
+        card_field("cardNumber", "Card number", placeholder=CARD_NUMBER_PLACEHOLDER, autocomplete="cc-number", inputmode="numeric", maxlength=23),
         rx.grid(
             card_field("expiryDate", "Expiry date", placeholder="MM/YY", autocomplete="cc-exp", maxlength=7),
             card_field("cvv", "CVV", placeholder="123", autocomplete="cc-csc", inputmode="numeric", maxlength=4),
@@ -171,6 +183,7 @@ def checkout_form() -> rx.Component:
         on_submit=S.submit,
         reset_on_submit=False,
         no_validate=True,
+        id=FORM_ID,
     )
 
 
@@ -186,5 +199,5 @@ def checkout_dialog() -> rx.Component:
             overflow_y="auto",
         ),
         open=S.dialog_open,
-        on_open_change=S.set_dialog_open,
+        on_open_change=lambda value: S.set_dialog_open(value, _TYPED_FIELDS),
     )

@@ -6,11 +6,15 @@ from storefront.components import styles
 from storefront.services.catalog.catalog import PLACEHOLDER_IMAGE
 from storefront.state.cart import CartState
 
-# Swaps a broken image for the placeholder once (the flag stops a loop if that fails too).
+# Swaps a broken image for the placeholder. Its srcset and sizes go too: while an <img> has a
+# srcset the browser keeps choosing from it and never shows the new src. Stops at the placeholder,
+# should that fail as well.
 _IMAGE_FALLBACK = rx.Var(
     _js_expr=(
-        "(e) => { if (!e.target.dataset.fallback) "
-        f"{{ e.target.dataset.fallback = '1'; e.target.src = '{PLACEHOLDER_IMAGE}'; }} }}"
+        "(e) => { const img = e.target; "
+        f"if (img.getAttribute('src') === '{PLACEHOLDER_IMAGE}') return; "
+        "img.removeAttribute('srcset'); img.removeAttribute('sizes'); "
+        f"img.src = '{PLACEHOLDER_IMAGE}'; }}"
     )
 )
 
@@ -33,16 +37,17 @@ def product_image(
     eager: rx.Var | bool = False,
     size: tuple[rx.Var | int, rx.Var | int] = (800, 800),
 ) -> rx.Component:
-    """A product image from its renditions (the browser picks the width it needs), falling back to
-    the placeholder when it fails to load. `eager` marks an image above the fold."""
+    """A product image from its renditions (the browser picks the width it needs); the placeholder
+    when it has none or it fails to load. `eager` marks an image above the fold."""
     if isinstance(eager, rx.Var):
         loading: rx.Var | str = rx.cond(eager, "eager", "lazy")
         priority: rx.Var | str = rx.cond(eager, "high", "auto")
     else:
         loading, priority = ("eager", "high") if eager else ("lazy", "auto")
+    shown = rx.cond(src == "", PLACEHOLDER_IMAGE, src) if isinstance(src, rx.Var) else src or PLACEHOLDER_IMAGE
     return rx.box(
         rx.el.img(
-            src=src,
+            src=shown,
             src_set=srcset,
             sizes=sizes,
             alt=alt,

@@ -26,6 +26,21 @@ tile_image = {
     "_group_hover": {"transform": "scale(1.04)"},
 }
 
+# Sanitised HTML from the store platform (a product's description). The base reset takes the
+# markers and spacing off lists, paragraphs and tables; a description needs them back.
+rich_text = {
+    "& p, & ul, & ol, & table, & blockquote": {"margin": "0 0 0.75rem"},
+    "& ul, & ol": {"padding_left": "1.5rem"},
+    "& ul": {"list_style_type": "disc"},
+    "& ol": {"list_style_type": "decimal"},
+    "& ul ul": {"list_style_type": "circle"},
+    "& li": {"display": "list-item", "margin_bottom": "0.25rem"},
+    "& h2, & h3, & h4, & h5, & h6": {"font_weight": "600", "margin": "1rem 0 0.5rem"},
+    "& table": {"border_collapse": "collapse"},
+    "& th, & td": {"padding": "0.375rem 0.75rem", "border": BORDER, "text_align": "left"},
+    "& blockquote": {"padding_left": "1rem", "border_left": f"3px solid {rx.color('gray', 6)}", "color": MUTED},
+}
+
 nav_link = {
     "color": INK,
     "font_weight": "500",

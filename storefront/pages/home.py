@@ -1,4 +1,4 @@
-"""Home: full-screen hero, the five collection tiles and the newsletter block."""
+"""Home: full-screen hero, the five collection tiles and the newsletter block (not open yet)."""
 
 import reflex as rx
 
@@ -8,6 +8,7 @@ from storefront.components.picture import tile_image
 from storefront.components.header import BRAND_TAGLINE
 from storefront.components.layout import public_page
 from storefront.services.catalog.seed import HERO_IMAGE_URL, collection_tile_picture
+from storefront.state.newsletter import NOT_OPEN_YET, NewsletterState
 
 HERO_TITLE = BRAND_TAGLINE
 HERO_TAGLINE = "Bold letters, loud colours, printed on demand for every chapter."
@@ -137,8 +138,17 @@ def newsletter() -> rx.Component:
                     width="100%",
                     justify="center",
                 ),
+                on_submit=NewsletterState.subscribe,
                 prevent_default=True,
                 width="100%",
+            ),
+            # Always on the page (empty until a submit), so screen readers announce the text.
+            rx.text(
+                rx.cond(NewsletterState.submitted, NOT_OPEN_YET, ""),
+                color=styles.MUTED,
+                size="2",
+                role="status",
+                data_testid="newsletter-notice",
             ),
             align="center",
             spacing="3",

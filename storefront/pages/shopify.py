@@ -267,7 +267,7 @@ def details() -> rx.Component:
                 on_click=CartState.add_store_item(S.shown_id, S.selected_variant, S.quantity),
             ),
             rx.divider(),
-            rx.box(rx.html(S.description_html), data_testid="store-product-description", width="100%"),
+            rx.box(rx.html(S.description_html), data_testid="store-product-description", width="100%", style=styles.rich_text),
             facts(),
             rx.link(rx.icon("arrow-left", size=14), BACK_TO_STORE, href="/shopify", size="2"),
             spacing="4",

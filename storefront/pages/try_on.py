@@ -6,6 +6,7 @@ from storefront.components import styles
 from storefront.components.image_files import ACCEPTED_TYPES, MAX_FILE_BYTES, rejected_codes
 from storefront.components.layout import public_page
 from storefront.components.page_title import centred_title
+from storefront.components.product_card import product_image
 from storefront.state.tryon import ITEMS_FAILED, ROUTE, UPLOAD_ID, TryOnState
 
 TITLE = "Virtual Try-On"
@@ -107,13 +108,11 @@ def photo_panel() -> rx.Component:
 def item_card(item: rx.Var) -> rx.Component:
     selected = TryOnState.selected_id == item["id"]
     return rx.el.button(
-        rx.image(
-            src=item["image_url"],
-            alt=item["name"],
+        rx.box(
+            product_image(item["image_url"].to(str), item["name"].to(str), height="72px"),
             width="72px",
-            height="72px",
-            object_fit="cover",
             border_radius="8px",
+            overflow="hidden",
             flex_shrink="0",
         ),
         rx.text(item["name"], weight="medium", size="2", text_align="left"),

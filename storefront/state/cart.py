@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from typing import TypedDict
 
 import reflex as rx
@@ -43,6 +43,10 @@ STORE_CHECKOUT_DEMO = (
 STORE_CHECKOUT_CHECKING = "Checking the store..."
 STORE_UNREACHABLE = "Could not reach the store. Please try again later."
 STORE_NAME_FALLBACK = "the store"
+#: The window event fired each time the stored cart changes (spec section 4: after a placed order).
+CART_UPDATED_EVENT = "cart-updated"
+# An event sent after the state update, so a listener already reads the new cart in local storage.
+_CART_UPDATED = rx.call_script(f"window.dispatchEvent(new Event('{CART_UPDATED_EVENT}'))")
 
 
 def store_catalogue() -> StoreCatalogue:
@@ -139,8 +143,14 @@ class CartState(rx.State):
     store_domain: str = ""
     store_message: str = ""
 
-    def _save(self, lines: object) -> None:
-        self.cart_json = cart.dump_cart(lines)  # type: ignore[arg-type]
+    def _save(self, lines: Iterable[cart.CartLine]) -> rx.event.EventSpec | None:
+        """Store the cart; the cart-updated event to send when that changed it, else None. Every
+        write of the cart goes through here, so the event is never forgotten."""
+        stored = cart.dump_cart(lines)
+        if stored == self.cart_json:
+            return None
+        self.cart_json = stored
+        return _CART_UPDATED
 
     def _own_lines(self) -> list[cart.CartLine]:
         return cart.own_lines(self._lines())
@@ -206,20 +216,20 @@ class CartState(rx.State):
         return self.store_message or STORE_CHECKOUT_CHECKING
 
     @rx.event
-    def increment(self, product_id: str, size: str, color: str = "", source: str = "") -> None:
-        self._save(cart.increment(self._lines(), product_id, size, color, source))
+    def increment(self, product_id: str, size: str, color: str = "", source: str = "") -> rx.event.EventSpec | None:
+        return self._save(cart.increment(self._lines(), product_id, size, color, source))
 
     @rx.event
-    def decrement(self, product_id: str, size: str, color: str = "", source: str = "") -> None:
-        self._save(cart.decrement(self._lines(), product_id, size, color, source))
+    def decrement(self, product_id: str, size: str, color: str = "", source: str = "") -> rx.event.EventSpec | None:
+        return self._save(cart.decrement(self._lines(), product_id, size, color, source))
 
     @rx.event
-    def remove(self, product_id: str, size: str, color: str = "", source: str = "") -> None:
-        self._save(cart.remove_line(self._lines(), product_id, size, color, source))
+    def remove(self, product_id: str, size: str, color: str = "", source: str = "") -> rx.event.EventSpec | None:
+        return self._save(cart.remove_line(self._lines(), product_id, size, color, source))
 
     @rx.event
-    def clear(self) -> None:
-        self._save([])
+    def clear(self) -> rx.event.EventSpec | None:
+        return self._save([])
 
     @rx.event(background=True)
     async def refresh_prices(self):
@@ -250,9 +260,12 @@ class CartState(rx.State):
                 dropped += store_dropped
             except StoreUnavailable:
                 store_fresh = theirs
+        updated = None
         async with self:
             if self._lines() == lines:  # the shopper changed nothing meanwhile
-                self._save([*fresh, *store_fresh])
+                updated = self._save([*fresh, *store_fresh])
+        if updated:
+            yield updated
         if dropped:
             yield rx.toast.warning(ITEMS_REMOVED)
 
@@ -266,7 +279,9 @@ class CartState(rx.State):
             yield rx.toast.error(STORE_PRODUCT_ERROR_TITLE, description=STORE_PRODUCT_ERROR)
             return
         async with self:
-            self._save(cart.add_line(self._lines(), line))
+            updated = self._save(cart.add_line(self._lines(), line))
+        if updated:
+            yield updated
         yield rx.toast.success(STORE_ADDED_TITLE, description=f"{line.name} - {line.size}")
 
     async def _add_priced(
@@ -279,7 +294,9 @@ class CartState(rx.State):
             yield _refusal_toast(error)
             return
         async with self:
-            self._save(cart.add_line(self._lines(), line))
+            updated = self._save(cart.add_line(self._lines(), line))
+        if updated:
+            yield updated
         yield rx.toast.success(ADDED_TITLE, description=added_text(line))
         if then_go_to:
             yield rx.redirect(then_go_to)

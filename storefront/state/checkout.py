@@ -176,6 +176,9 @@ class CheckoutState(rx.State):
     payment_provider: str = ""
     same_as_shipping: bool = True
     field_errors: dict[str, str] = {}
+    #: The contact and address fields as last typed (never the card fields), kept for the tab's
+    #: life so that closing the dialog, after a decline say, loses nothing; a placed order empties it.
+    typed_fields: dict[str, str] = {}
     _payload: dict[str, Any] = {}
     _idempotency_key: str = ""
     # The order this dialog placed and the token that opens it: a retry after a decline pays
@@ -187,8 +190,19 @@ class CheckoutState(rx.State):
     def uses_stripe(self) -> bool:
         return self.payment_provider == "stripe"
 
+    @rx.var
+    def form_values(self) -> dict[str, str]:
+        """What the form's fields start with when the dialog opens."""
+        return {**checkout.FORM_DEFAULTS, **self.typed_fields}
+
+    def _keep_typed(self, form: dict[str, Any]) -> None:
+        self.typed_fields = {**self.typed_fields, **checkout.kept_form_fields(form)}
+
     @rx.event
-    async def set_dialog_open(self, value: bool):
+    async def set_dialog_open(self, value: bool, typed: dict[str, Any] | None = None):
+        """Open or close the dialog; `typed` is the form's fields as they were when it closed."""
+        if typed and not self.submitting:
+            self._keep_typed(typed)
         opening = value and not self.dialog_open
         if opening:
             # One key per checkout attempt: double submits and retries reuse the same order.
@@ -227,6 +241,7 @@ class CheckoutState(rx.State):
         if not lines:
             return rx.toast.error(CHECKOUT_FAILED, description=checkout.NO_ITEMS)
         self.submitting = True
+        self._keep_typed(form)
         self._payload = checkout.checkout_payload(form, lines, self.same_as_shipping)
         try:
             checkout.validate_order_payload(self._payload)
@@ -304,24 +319,28 @@ class CheckoutState(rx.State):
             return await self._finish_paid()
         # Stripe has not said 'succeeded' yet (a bank transfer, a slow card): its webhook will.
         number = self._order_number
-        await self._close_for(number)
-        return rx.toast.info(PAYMENT_PROCESSING, description=PAYMENT_PROCESSING_TEXT.format(number=number))
+        cart_updated = await self._close_for(number)
+        processing = rx.toast.info(PAYMENT_PROCESSING, description=PAYMENT_PROCESSING_TEXT.format(number=number))
+        return [event for event in (cart_updated, processing) if event is not None]
 
-    async def _close_for(self, number: str) -> None:
-        """Close the dialog on a placed order: the browser remembers it and the cart lets its lines go."""
+    async def _close_for(self, number: str) -> rx.event.EventSpec | None:
+        """Close the dialog on a placed order: the browser remembers it and the cart lets its lines
+        go; returns the cart's cart-updated event."""
         self.submitting = False
         (await self.get_state(OrderStatusState)).last_order = remembered_order(number, self._access_token)
         self.dialog_open = False
         self._payload = {}
+        self.typed_fields = {}
         self._order_number, self._access_token = "", ""
         # The paid lines leave the cart; store-catalogue lines (checked out on the store) stay.
         cart_state = await self.get_state(CartState)
-        cart_state.cart_json = cart.dump_cart(cart.store_lines(cart_state._lines()))
+        return cart_state._save(cart.store_lines(cart_state._lines()))
 
-    async def _finish_paid(self):
+    async def _finish_paid(self) -> list[rx.event.EventSpec]:
         number = self._order_number
-        await self._close_for(number)
-        return rx.toast.success(ORDER_PLACED, description=f"Order {number} has been submitted for fulfilment.")
+        cart_updated = await self._close_for(number)
+        placed = rx.toast.success(ORDER_PLACED, description=f"Order {number} has been submitted for fulfilment.")
+        return [event for event in (cart_updated, placed) if event is not None]
 
     @rx.event
     async def card_checked(self, result: dict[str, Any]):

@@ -142,6 +142,8 @@ class OrderStatusState(rx.State):
     searching: bool = False
     lookup_error: str = ""
     field_errors: dict[str, str] = {}
+    # Counts the lookups sent, so the browser's own order, loading meanwhile, never replaces one.
+    _lookups: int = 0
 
     @rx.var
     def has_order(self) -> bool:
@@ -154,6 +156,7 @@ class OrderStatusState(rx.State):
             kept = _read_remembered(self.last_order)
             self.order, self.lookup_error, self.field_errors, self.load_failed = None, "", {}, False
             self.loading = kept is not None
+            lookups = self._lookups
         if kept is None:
             return
         try:
@@ -168,25 +171,28 @@ class OrderStatusState(rx.State):
         except Exception:
             log.exception("loading the remembered order failed")
             async with self:
-                self.loading, self.load_failed = False, True
+                self.loading, self.load_failed = False, self._lookups == lookups
             return
         async with self:
-            # A lookup finished meanwhile owns the page.
-            if self.order is None:
+            # A lookup sent meanwhile owns the page, whether it found an order or not.
+            if self._lookups == lookups:
                 self.order = order_card(view)
             self.loading = False
 
     @rx.event(background=True)
     async def find_order(self, form: dict[str, Any]):
-        """The 'Find order' form: number and email, throttled per client address."""
+        """The 'Find order' form: number and email, throttled per client address. Its answer
+        replaces the order shown: a lookup that finds nothing leaves no other order on screen."""
         async with self:
             if self.searching:
                 return
+            self._lookups += 1
+            self.loading, self.load_failed = False, False
             self.lookup_error, self.field_errors = "", {}
             try:
                 number, email = order_lookup.lookup_request(form)
             except ValidationError as error:
-                self.field_errors = error.field_errors
+                self.order, self.field_errors = None, error.field_errors
                 return
             self.searching = True
             client = self.router.session.client_ip or "unknown"
@@ -203,5 +209,4 @@ class OrderStatusState(rx.State):
             error = LOOKUP_FAILED
         async with self:
             self.searching, self.lookup_error = False, error
-            if view is not None:
-                self.order, self.loading, self.load_failed = order_card(view), False, False
+            self.order = order_card(view) if view is not None else None

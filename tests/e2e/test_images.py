@@ -1,18 +1,22 @@
 """Issue 9: product images are sized WebP renditions; the first row loads at once, the rest lazily;
-built and prepared files carry the cache lifetime their names allow."""
+built and prepared files carry the cache lifetime their names allow. Issue 22: a product image
+that fails to load shows the placeholder, wherever it is drawn."""
 
 from __future__ import annotations
 
 import re
 
 import httpx
+import pytest
 from playwright.sync_api import Page, expect
 
 from storefront.api.static import IMMUTABLE
 from storefront.components.product_card import EAGER_CARDS
 from storefront.served_routes import REVALIDATE
-from tests.e2e.browser import open_page
+from tests.e2e.browser import expect_the_placeholder, open_page
 from tests.e2e.conftest import StoreServer
+from tests.e2e.test_shopify_pages import CLASSIC_CREW_TEE
+from tests.e2e.test_shopping import add_to_cart, product_links
 
 RENDITION = re.compile(r"^/media/[0-9a-f]{24}-(\d+)\.webp$")
 
@@ -75,3 +79,40 @@ def test_built_files_are_cached_by_their_name_and_pages_are_revalidated(store: S
     assert httpx.get(store.url + scripts[0]).headers["cache-control"] == IMMUTABLE
     assert httpx.get(store.url + "/products").headers["cache-control"] == REVALIDATE
     assert "max-age" in httpx.get(store.url + "/favicon.ico").headers["cache-control"]
+
+
+def fail_product_images(page: Page) -> None:
+    """Answer 404 to every prepared rendition and uploaded picture, as a file gone missing would."""
+    page.route(
+        lambda url: "/media/" in url or "/uploads/" in url,
+        lambda route: route.fulfill(status=404, content_type="text/plain", body="missing"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "holder"),
+    [
+        ("/products", "product-card"),
+        ("/shopify", "store-product-card"),
+        (f"/shopify/product/{CLASSIC_CREW_TEE}", "store-product-image"),
+        ("/try-it-on", "tryon-item"),
+    ],
+)
+def test_an_image_that_fails_to_load_shows_the_placeholder(page: Page, path: str, holder: str) -> None:
+    fail_product_images(page)
+    open_page(page, path)
+    expect_the_placeholder(page, page.get_by_test_id(holder).first.locator("img"))
+
+
+def test_the_product_page_shows_the_placeholder_when_its_image_fails(page: Page) -> None:
+    fail_product_images(page)
+    open_page(page, "/products")
+    page.get_by_role("link", name="View Details").first.click()
+    expect_the_placeholder(page, page.get_by_test_id("product-image").locator("img"))
+
+
+def test_a_cart_line_shows_the_placeholder_when_its_image_fails(page: Page) -> None:
+    add_to_cart(page, product_links(page, "tee")[0], "M")
+    fail_product_images(page)
+    open_page(page, "/cart")
+    expect_the_placeholder(page, page.get_by_test_id("cart-line").locator("img"))

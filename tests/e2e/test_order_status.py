@@ -79,3 +79,13 @@ def test_an_unknown_remembered_order_is_forgotten(page: Page) -> None:
     expect(page.get_by_role("heading", name="Find your order")).to_be_visible()
     page.wait_for_function("() => !localStorage.getItem('last-order')")
     expect(page.get_by_test_id("order-card")).to_have_count(0)
+
+
+def test_a_failed_lookup_takes_the_previous_order_off_the_screen(page: Page, phone_page: Page) -> None:
+    number = buy_a_tee(page)
+    open_page(phone_page, "/order-status")
+    look_up(phone_page, number, "ada@example.com")
+    expect_order_shown(phone_page, number)
+    look_up(phone_page, number, "grace@example.com")
+    expect(phone_page.get_by_test_id("lookup-error")).to_have_text(NOT_FOUND)
+    expect(phone_page.get_by_test_id("order-card")).to_have_count(0)

@@ -6,11 +6,12 @@ import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
+from storefront.config import PROJECT_ROOT
 from storefront.services.shopify.catalogue import PRODUCT_FAILED, PRODUCTS_FAILED
 from storefront.state.shopify import STORE_PAGE_SIZE
-from tests.e2e.browser import open_page
+from tests.e2e.browser import expect_the_placeholder, open_page
 from tests.e2e.conftest import StoreProcess, StoreServer, reconfigured_store
 from tests.fakes.shopify_server import FakeShopifyServer
 
@@ -19,7 +20,11 @@ CLASSIC_CREW_TEE = "8123456700001"  # Color x Size; XL costs more
 LONG_SLEEVE_TEE = "8123456700007"  # its description carries a script and an onerror handler
 DAD_CAP = "8123456700009"  # one option, 'Color', three variants
 TOTE_BAG = "8123456700008"  # one variant
+PULLOVER_HOODIE = "8123456700003"  # its description has a size table
+KIDS_CREWNECK = "8123456700006"  # its description has a numbered list
 DEMO_PRODUCTS = 12
+CDN_IMAGES = "https://cdn.shopify.com/**"
+STAND_IN_PICTURE = PROJECT_ROOT / "assets" / "apple-touch-icon.png"
 HOODIES_AND_SWEATSHIRTS = {"Pullover Hoodie", "Zip-Up Hoodie", "Heavyweight Crewneck", "Kids Crewneck Sweatshirt"}
 
 
@@ -163,6 +168,8 @@ def shopify_settings(fake: FakeShopifyServer, token: str) -> dict[str, str]:
 def test_a_connected_store_shows_no_banner_pages_with_load_more_and_cdn_srcsets(
     page: Page, store: StoreServer, store_process: StoreProcess, tmp_path: Path
 ) -> None:
+    # The CDN is out of reach here: a picture stands in for it, so the images load and keep their srcset.
+    page.route(CDN_IMAGES, lambda route: route.fulfill(path=STAND_IN_PICTURE))
     with FakeShopifyServer() as fake, reconfigured_store(store, store_process, tmp_path, shopify_settings(fake, fake.token)):
         active = len(fake.active_products())
         assert active > STORE_PAGE_SIZE
@@ -188,6 +195,18 @@ def test_a_connected_store_shows_no_banner_pages_with_load_more_and_cdn_srcsets(
 
 
 @pytest.mark.reconfigures_store
+def test_a_cdn_image_that_fails_to_load_shows_the_placeholder(
+    page: Page, store: StoreServer, store_process: StoreProcess, tmp_path: Path
+) -> None:
+    page.route(CDN_IMAGES, lambda route: route.fulfill(status=404, content_type="text/plain", body="missing"))
+    with FakeShopifyServer() as fake, reconfigured_store(store, store_process, tmp_path, shopify_settings(fake, fake.token)):
+        open_page(page, "/shopify")
+        image = page.get_by_test_id("store-product-card").first.locator("img")
+        expect_the_placeholder(page, image)
+        expect(image).not_to_have_attribute("srcset", re.compile("."))
+
+
+@pytest.mark.reconfigures_store
 def test_a_store_refusing_the_token_shows_the_warning_the_error_banner_and_the_toasts(
     page: Page, store: StoreServer, store_process: StoreProcess, tmp_path: Path
 ) -> None:
@@ -209,3 +228,31 @@ def test_a_store_refusing_the_token_shows_the_warning_the_error_banner_and_the_t
         open_page(page, "/shopify/product/8123456700001")
         expect(toast.get_by_text("Error Loading Product", exact=True)).to_be_visible()
         expect(toast.get_by_text(PRODUCT_FAILED, exact=True)).to_be_visible()
+
+
+def _computed(locator: Locator, properties: tuple[str, ...]) -> dict[str, str]:
+    """The computed values of CSS `properties` on the element."""
+    return locator.evaluate(
+        "(el, names) => Object.fromEntries(names.map(n => [n, getComputedStyle(el).getPropertyValue(n)]))",
+        list(properties),
+    )
+
+
+@pytest.mark.parametrize(("product_id", "tag", "marker"), [(CLASSIC_CREW_TEE, "ul", "disc"), (KIDS_CREWNECK, "ol", "decimal")])
+def test_description_lists_keep_their_bullets_or_numbers_and_indent(page: Page, product_id: str, tag: str, marker: str) -> None:
+    open_page(page, f"/shopify/product/{product_id}")
+    listing = page.get_by_test_id("store-product-description").locator(tag)
+    expect(listing).to_be_visible()
+    style = _computed(listing, ("list-style-type", "padding-left"))
+    assert style["list-style-type"] == marker, style
+    assert float(style["padding-left"].removesuffix("px")) >= 16, style
+    assert _computed(listing.locator("li").first, ("display",))["display"] == "list-item"
+
+
+def test_description_tables_space_their_cells(page: Page) -> None:
+    open_page(page, f"/shopify/product/{PULLOVER_HOODIE}")
+    cell = page.get_by_test_id("store-product-description").locator("td").first
+    expect(cell).to_be_visible()
+    style = _computed(cell, ("padding-left", "padding-top"))
+    assert float(style["padding-left"].removesuffix("px")) >= 8, style
+    assert float(style["padding-top"].removesuffix("px")) >= 4, style

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+
 from playwright.sync_api import Page, expect
 from sqlalchemy import create_engine, text
 
@@ -252,3 +254,103 @@ def test_a_declined_shopper_fixes_the_card_and_pays_in_the_same_dialog(page: Pag
     expect(badge_count(page)).to_have_count(0)
     order = _order_row(store, paid["order"]["id"])
     assert (order["address1"], order["payment_status"], order["item_sizes"]) == ("2 Main Street", "paid", ["L"])
+
+
+CONTACT_AND_ADDRESS = {
+    "Email": "ada@example.com",
+    "Full name": "Ada Lovelace",
+    "First name": "Ada",
+    "Last name": "Lovelace",
+    "Address": "1 Main Street",
+    "City": "Springfield",
+    "State": "IL",
+    "ZIP code": "62701",
+    "Country": "US",
+}
+CARD_LABELS = ("Card number", "Expiry date", "CVV", "Cardholder name")
+
+
+def close_and_reopen_checkout(page: Page) -> None:
+    page.keyboard.press("Escape")
+    expect(page.get_by_role("dialog")).to_have_count(0)
+    page.get_by_role("button", name="Checkout", exact=True).click()
+    expect(page.get_by_role("dialog", name="Complete Your Order")).to_be_visible()
+
+
+def test_a_declined_shopper_who_closes_the_checkout_finds_the_address_but_no_card(page: Page) -> None:
+    sent_frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent_frames.append(str(frame))))
+    add_to_cart(page, product_links(page, "tee")[0], "S")
+    open_checkout(page)
+    fill_checkout(page, DECLINED_CARD)
+    _, declined = place_order(page)
+    assert declined["status"] == 402
+    close_and_reopen_checkout(page)
+    dialog = page.get_by_role("dialog")
+    for label, value in CONTACT_AND_ADDRESS.items():
+        expect(dialog.get_by_label(label, exact=True)).to_have_value(value)
+    for label in CARD_LABELS:
+        expect(dialog.get_by_label(label, exact=True)).to_have_value("")
+    assert not [f for f in sent_frames if DECLINED_CARD.replace(" ", "") in f.replace(" ", "") or "12/39" in f]
+
+
+def test_what_is_typed_survives_closing_the_checkout_without_placing_the_order(page: Page) -> None:
+    add_to_cart(page, product_links(page, "tee")[0], "S")
+    open_checkout(page)
+    dialog = page.get_by_role("dialog")
+    dialog.get_by_label("Email", exact=True).fill("grace@example.com")
+    dialog.get_by_label("City", exact=True).fill("Arlington")
+    dialog.get_by_label("Card number", exact=True).fill(TEST_CARD)
+    close_and_reopen_checkout(page)
+    expect(dialog.get_by_label("Email", exact=True)).to_have_value("grace@example.com")
+    expect(dialog.get_by_label("City", exact=True)).to_have_value("Arlington")
+    expect(dialog.get_by_label("Card number", exact=True)).to_have_value("")
+
+
+def test_a_paid_order_empties_the_checkout_form(page: Page) -> None:
+    add_to_cart(page, product_links(page, "tee")[0], "S")
+    open_checkout(page)
+    fill_checkout(page, TEST_CARD)
+    place_order(page)
+    expect(page.get_by_text("Order Placed Successfully!", exact=True)).to_be_visible()
+    add_to_cart(page, product_links(page, "hoodie")[0], "M")
+    open_checkout(page)
+    dialog = page.get_by_role("dialog")
+    for label in CONTACT_AND_ADDRESS.keys() - {"Country"}:
+        expect(dialog.get_by_label(label, exact=True)).to_have_value("")
+    expect(dialog.get_by_label("Country", exact=True)).to_have_value("US")
+
+
+def test_the_card_number_placeholder_is_not_a_working_card(page: Page) -> None:
+    add_to_cart(page, product_links(page, "tee")[0], "S")
+    open_checkout(page)
+    expect(page.get_by_role("dialog").get_by_label("Card number", exact=True)).to_have_attribute(
+        "placeholder", "1234 1234 1234 1234"
+    )
+
+
+# Records each cart-updated window event with the stored cart at that moment.
+_LISTEN_FOR_CART_UPDATES = """() => {
+    window.__cartUpdates = [];
+    window.addEventListener('cart-updated', () => window.__cartUpdates.push(localStorage.getItem('cart-storage')));
+}"""
+
+
+def test_a_paid_order_fires_cart_updated_after_emptying_the_stored_cart(page: Page) -> None:
+    add_to_cart(page, product_links(page, "tee")[0], "S")
+    open_checkout(page)
+    page.evaluate(_LISTEN_FOR_CART_UPDATES)
+    fill_checkout(page, TEST_CARD)
+    place_order(page)
+    expect(page.get_by_text("Order Placed Successfully!", exact=True)).to_be_visible()
+    page.wait_for_function("() => window.__cartUpdates.length > 0")
+    assert page.evaluate("() => window.__cartUpdates.at(-1)") == "[]"
+
+
+def test_changing_a_quantity_fires_cart_updated(page: Page) -> None:
+    add_to_cart(page, product_links(page, "tee")[0], "S")
+    open_page(page, "/cart")
+    page.evaluate(_LISTEN_FOR_CART_UPDATES)
+    page.get_by_test_id("cart-line").get_by_role("button", name="Increase quantity").click()
+    page.wait_for_function("() => window.__cartUpdates.length > 0")
+    assert [line["quantity"] for line in json.loads(page.evaluate("() => window.__cartUpdates.at(-1)"))] == [2]

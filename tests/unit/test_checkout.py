@@ -317,3 +317,29 @@ def test_the_checkout_form_becomes_the_spec_payload_without_card_data() -> None:
     }
     # One totals rule: $120 is over $100, so shipping is free.
     assert (payload["subtotal"], payload["shipping"], payload["tax"], payload["total"]) == (120.0, 0.0, 0.0, 120.0)
+
+
+def test_the_kept_form_fields_are_contact_and_addresses_never_the_card() -> None:
+    form = {
+        "customerEmail": "ada@example.com",
+        "customerPhone": "",
+        "shippingAddress.city": "Albany",
+        "billingAddress.zip": "12207",
+        "cardNumber": "4242 4242 4242 4242",
+        "expiryDate": "12/39",
+        "cvv": "123",
+        "cardholderName": "Ada Lovelace",
+        "shippingAddress.card": "4242",
+        "isAdmin": "true",
+    }
+    assert checkout.kept_form_fields(form) == {
+        "customerEmail": "ada@example.com",
+        "customerPhone": "",
+        "shippingAddress.city": "Albany",
+        "billingAddress.zip": "12207",
+    }
+
+
+def test_a_kept_field_is_text_of_bounded_length() -> None:
+    kept = checkout.kept_form_fields({"customerName": "A" * 10_000, "customerEmail": ["ada@example.com"]})
+    assert kept == {"customerName": "A" * checkout.MAX_KEPT_CHARS}

@@ -547,6 +547,30 @@ def create_order(session: Session, payload: Mapping[str, Any], idempotency_key: 
 # --------------------------------------------------------------------------- the checkout form
 
 
+#: An address's fields, as the checkout form names them after its prefix ("shippingAddress.city").
+ADDRESS_PARTS = ("first_name", "last_name", "address1", "address2", "city", "state_code", "zip", "country_code")
+#: The checkout form's fields a tab keeps while the shopper comes and goes: contact and addresses.
+#: Never the card fields: card data is neither kept nor stored anywhere.
+KEPT_FORM_FIELDS = frozenset(
+    ("customerEmail", "customerName", "customerPhone")
+    + tuple(f"{prefix}.{part}" for prefix in (SHIPPING_FIELD, BILLING_FIELD) for part in ADDRESS_PARTS)
+)
+#: A kept field is cut at this length (the order refuses longer values anyway, with a message).
+MAX_KEPT_CHARS = 255
+#: The form's starting values: the country is US, everything else empty (spec section 3).
+FORM_DEFAULTS = {f"{SHIPPING_FIELD}.country_code": "US", f"{BILLING_FIELD}.country_code": "US"}
+
+
+def kept_form_fields(form: Mapping[str, Any]) -> dict[str, str]:
+    """The contact and address fields of a checkout form, as typed; card fields and any other key
+    the browser sends are left out."""
+    return {
+        name: value[:MAX_KEPT_CHARS]
+        for name, value in form.items()
+        if name in KEPT_FORM_FIELDS and isinstance(value, str)
+    }
+
+
 def checkout_payload(form: Mapping[str, Any], lines: Sequence[CartLine], same_as_shipping: bool) -> dict[str, Any]:
     """The spec's order payload from the checkout form's fields and the cart, prices as shown.
 
