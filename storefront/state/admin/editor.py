@@ -296,12 +296,18 @@ class ProductEditorState(AdminState):
         return None
 
     @rx.event
-    def set_archive_delete(self, value: bool):
+    async def set_archive_delete(self, value: bool):
+        if await self._signed_in() is None:
+            return self._to_login()
         self.archive_delete = bool(value)
+        return None
 
     @rx.event
-    def cancel_archive(self):
+    async def cancel_archive(self):
+        if await self._signed_in() is None:
+            return self._to_login()
         self.archive_id = ""
+        return None
 
     @rx.event(background=True)
     async def archive(self):

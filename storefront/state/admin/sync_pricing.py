@@ -235,8 +235,11 @@ class SyncPricingState(AdminState):
         return None
 
     @rx.event
-    def cancel_sync_price(self):
+    async def cancel_sync_price(self):
+        if await self._signed_in() is None:
+            return self._to_login()
         self.confirm_price = NO_CONFIRMATION
+        return None
 
     @rx.event(background=True)
     async def sync_price(self):
