@@ -17,6 +17,11 @@ NAV_HOVER_DELAY_MS = 200
 NAV_SKIP_DELAY_MS = 300
 NEW_ARRIVALS_PANEL_WIDTH = "800px"
 
+# The desktop links need the bar's full width (1200 px): below the lg breakpoint (1280 px) the
+# eight links and the brand do not fit on one line, so the menu toggle serves there instead.
+WIDE_ONLY = ["none", "none", "none", "none", "flex"]
+NARROW_ONLY = ["block", "block", "block", "block", "none"]
+
 MOBILE_LINKS: list[tuple[str, str]] = [
     ("New Arrivals", "/new-arrivals"),
     ("Our Products", "/products"),
@@ -34,6 +39,8 @@ def brand() -> rx.Component:
         ),
         href="/",
         underline="none",
+        white_space="nowrap",
+        flex_shrink="0",
     )
 
 
@@ -95,7 +102,7 @@ def new_arrivals_menu() -> rx.Component:
     return nm.nav_item(
         nm.nav_trigger(
             rx.hstack(rx.text("New Arrivals"), rx.icon("chevron-down", size=14), spacing="1", align="center"),
-            style={**styles.nav_link, "background": "transparent", "border": "none", "cursor": "pointer"},
+            style={**styles.nav_link, "background": "transparent", "border": "none", "cursor": "pointer", "white_space": "nowrap"},
         ),
         nm.nav_content(
             rx.grid(
@@ -122,7 +129,7 @@ def new_arrivals_menu() -> rx.Component:
 
 
 def plain_nav_item(label: str, href: str) -> rx.Component:
-    return nm.nav_item(nm.nav_link(rx.link(label, href=href, style=styles.nav_link), as_child=True))
+    return nm.nav_item(nm.nav_link(rx.link(label, href=href, style=styles.nav_link, white_space="nowrap"), as_child=True))
 
 
 def desktop_nav() -> rx.Component:
@@ -178,11 +185,11 @@ def header() -> rx.Component:
     return rx.el.header(
         rx.hstack(
             brand(),
-            rx.desktop_only(desktop_nav()),
+            rx.box(desktop_nav(), display=WIDE_ONLY),
             rx.hstack(
                 search_button(),
                 cart_button(),
-                rx.mobile_and_tablet(
+                rx.box(
                     rx.icon_button(
                         rx.cond(HeaderState.mobile_menu_open, rx.icon("x"), rx.icon("menu")),
                         on_click=HeaderState.toggle_mobile_menu,
@@ -190,17 +197,19 @@ def header() -> rx.Component:
                         color_scheme="gray",
                         aria_label="Menu",
                         data_testid="mobile-menu-toggle",
-                    )
+                    ),
+                    display=NARROW_ONLY,
                 ),
                 spacing="3",
                 align="center",
+                flex_shrink="0",
             ),
             justify="between",
             align="center",
             height=styles.HEADER_HEIGHT,
             style=styles.content_box,
         ),
-        rx.mobile_and_tablet(mobile_menu()),
+        rx.box(mobile_menu(), display=NARROW_ONLY),
         hidden_admin_corner(),
         position="sticky",
         top="0",
