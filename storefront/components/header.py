@@ -8,6 +8,7 @@ from storefront.components import styles
 from storefront.components.picture import tile_image
 from storefront.services.catalog.seed import collection_tile_picture
 from storefront.state.cart import CartState
+from storefront.state.catalog import SEARCH_PARAM
 from storefront.state.header import HeaderState, admin_gesture_click
 
 BRAND_TITLE = "SWDNN"
@@ -16,6 +17,7 @@ BRAND_TAGLINE = "She Wit Da Nupes Now"
 NAV_HOVER_DELAY_MS = 200
 NAV_SKIP_DELAY_MS = 300
 NEW_ARRIVALS_PANEL_WIDTH = "800px"
+SEARCH_PLACEHOLDER = "Search products..."
 
 # The desktop links need the bar's full width (1200 px): below the lg breakpoint (1280 px) the
 # eight links and the brand do not fit on one line, so the menu toggle serves there instead.
@@ -72,6 +74,47 @@ def cart_button() -> rx.Component:
 
 def search_button() -> rx.Component:
     return rx.icon_button(rx.icon("search", size=20), variant="ghost", color_scheme="gray", aria_label="Search")
+
+
+def search_dialog() -> rx.Component:
+    """The search icon opens a search field (a sheet along the top on phones, a panel on larger
+    screens); submitting it opens the listing with the query in its address."""
+    return rx.dialog.root(
+        rx.dialog.trigger(search_button()),
+        rx.dialog.content(
+            rx.dialog.title("Search products"),
+            rx.form(
+                rx.hstack(
+                    rx.input(
+                        rx.input.slot(rx.icon("search", size=16)),
+                        name=SEARCH_PARAM,
+                        type="search",
+                        placeholder=SEARCH_PLACEHOLDER,
+                        aria_label="Search products",
+                        auto_focus=True,
+                        size="3",
+                        flex="1",
+                    ),
+                    rx.button("Search", type="submit", size="3"),
+                    spacing="2",
+                    align="center",
+                    width="100%",
+                ),
+                on_submit=HeaderState.search,
+                reset_on_submit=True,
+            ),
+            custom_attrs={"align": "start"},  # Radix Themes' prop: the panel sits near the top
+            position=["fixed", "relative"],
+            top=["0", "auto"],
+            left=["0", "auto"],
+            width=["100vw", "100%"],
+            max_width=["100vw", "560px"],
+            border_radius=["0 0 12px 12px", "12px"],
+            data_testid="search-dialog",
+        ),
+        open=HeaderState.search_open,
+        on_open_change=HeaderState.set_search_open,
+    )
 
 
 def collection_tile(collection: Collection) -> rx.Component:
@@ -187,7 +230,7 @@ def header() -> rx.Component:
             brand(),
             rx.box(desktop_nav(), display=WIDE_ONLY),
             rx.hstack(
-                search_button(),
+                search_dialog(),
                 cart_button(),
                 rx.box(
                     rx.icon_button(
