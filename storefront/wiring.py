@@ -26,6 +26,7 @@ from storefront.services.printify.provider import PrintProvider
 from storefront.services.printify.provider_status import ProviderHealth, StoreShop
 from storefront.services.shopify.catalogue import StoreCatalogue
 from storefront.services.shopify.demo import DemoStoreCatalogue
+from storefront.services.shopify.health import StoreHealth
 from storefront.services.tryon.engine import TryOnEngine
 from storefront.services.tryon.remote import RemoteTryOnEngine
 
@@ -133,6 +134,12 @@ def shared_store_catalogue(settings: Settings) -> StoreCatalogue:
     """The one store catalogue of this process: one HTTP client, one answer cache and one view of
     the store's rate-limit bucket, shared by the API and the pages."""
     return store_catalogue(settings)
+
+
+@lru_cache(maxsize=4)
+def store_health(settings: Settings) -> StoreHealth:
+    """The cached store-platform status of this process, shared by the banner and the store pages."""
+    return StoreHealth(shared_store_catalogue(settings))
 
 
 @lru_cache(maxsize=4)

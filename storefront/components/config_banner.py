@@ -1,4 +1,5 @@
-"""The configuration banner above the product listing (shown only when a check fails)."""
+"""The configuration banner above the product listing (shown only when the provider's or the store
+platform's check fails)."""
 
 import reflex as rx
 
@@ -49,6 +50,7 @@ def _banner() -> rx.Component:
                     status_line("API key set:", rx.cond(S.has_api_key, "Yes", "No")),
                     status_line("Key length:", S.api_key_length.to(str)),
                     status_line("Last checked:", S.checked_at),
+                    status_line("Store platform:", S.store_state),
                     padding="0.5rem 0.75rem",
                     border_radius="8px",
                     background=styles.SURFACE,

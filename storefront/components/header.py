@@ -8,6 +8,7 @@ from storefront.components import styles
 from storefront.components.picture import tile_image
 from storefront.services.catalog.seed import collection_tile_picture
 from storefront.state.cart import CartState
+from storefront.state.catalog import SEARCH_PARAM
 from storefront.state.header import HeaderState, admin_gesture_click
 
 BRAND_TITLE = "SWDNN"
@@ -16,6 +17,12 @@ BRAND_TAGLINE = "She Wit Da Nupes Now"
 NAV_HOVER_DELAY_MS = 200
 NAV_SKIP_DELAY_MS = 300
 NEW_ARRIVALS_PANEL_WIDTH = "800px"
+SEARCH_PLACEHOLDER = "Search products..."
+
+# The desktop links need the bar's full width (1200 px): below the lg breakpoint (1280 px) the
+# eight links and the brand do not fit on one line, so the menu toggle serves there instead.
+WIDE_ONLY = ["none", "none", "none", "none", "flex"]
+NARROW_ONLY = ["block", "block", "block", "block", "none"]
 
 MOBILE_LINKS: list[tuple[str, str]] = [
     ("New Arrivals", "/new-arrivals"),
@@ -34,6 +41,8 @@ def brand() -> rx.Component:
         ),
         href="/",
         underline="none",
+        white_space="nowrap",
+        flex_shrink="0",
     )
 
 
@@ -67,6 +76,47 @@ def search_button() -> rx.Component:
     return rx.icon_button(rx.icon("search", size=20), variant="ghost", color_scheme="gray", aria_label="Search")
 
 
+def search_dialog() -> rx.Component:
+    """The search icon opens a search field (a sheet along the top on phones, a panel on larger
+    screens); submitting it opens the listing with the query in its address."""
+    return rx.dialog.root(
+        rx.dialog.trigger(search_button()),
+        rx.dialog.content(
+            rx.dialog.title("Search products"),
+            rx.form(
+                rx.hstack(
+                    rx.input(
+                        rx.input.slot(rx.icon("search", size=16)),
+                        name=SEARCH_PARAM,
+                        type="search",
+                        placeholder=SEARCH_PLACEHOLDER,
+                        aria_label="Search products",
+                        auto_focus=True,
+                        size="3",
+                        flex="1",
+                    ),
+                    rx.button("Search", type="submit", size="3"),
+                    spacing="2",
+                    align="center",
+                    width="100%",
+                ),
+                on_submit=HeaderState.search,
+                reset_on_submit=True,
+            ),
+            custom_attrs={"align": "start"},  # Radix Themes' prop: the panel sits near the top
+            position=["fixed", "relative"],
+            top=["0", "auto"],
+            left=["0", "auto"],
+            width=["100vw", "100%"],
+            max_width=["100vw", "560px"],
+            border_radius=["0 0 12px 12px", "12px"],
+            data_testid="search-dialog",
+        ),
+        open=HeaderState.search_open,
+        on_open_change=HeaderState.set_search_open,
+    )
+
+
 def collection_tile(collection: Collection) -> rx.Component:
     """A New Arrivals panel tile; selecting it closes the panel (Radix Link behaviour)."""
     return nm.nav_link(
@@ -95,7 +145,7 @@ def new_arrivals_menu() -> rx.Component:
     return nm.nav_item(
         nm.nav_trigger(
             rx.hstack(rx.text("New Arrivals"), rx.icon("chevron-down", size=14), spacing="1", align="center"),
-            style={**styles.nav_link, "background": "transparent", "border": "none", "cursor": "pointer"},
+            style={**styles.nav_link, "background": "transparent", "border": "none", "cursor": "pointer", "white_space": "nowrap"},
         ),
         nm.nav_content(
             rx.grid(
@@ -122,7 +172,7 @@ def new_arrivals_menu() -> rx.Component:
 
 
 def plain_nav_item(label: str, href: str) -> rx.Component:
-    return nm.nav_item(nm.nav_link(rx.link(label, href=href, style=styles.nav_link), as_child=True))
+    return nm.nav_item(nm.nav_link(rx.link(label, href=href, style=styles.nav_link, white_space="nowrap"), as_child=True))
 
 
 def desktop_nav() -> rx.Component:
@@ -178,11 +228,11 @@ def header() -> rx.Component:
     return rx.el.header(
         rx.hstack(
             brand(),
-            rx.desktop_only(desktop_nav()),
+            rx.box(desktop_nav(), display=WIDE_ONLY),
             rx.hstack(
-                search_button(),
+                search_dialog(),
                 cart_button(),
-                rx.mobile_and_tablet(
+                rx.box(
                     rx.icon_button(
                         rx.cond(HeaderState.mobile_menu_open, rx.icon("x"), rx.icon("menu")),
                         on_click=HeaderState.toggle_mobile_menu,
@@ -190,17 +240,19 @@ def header() -> rx.Component:
                         color_scheme="gray",
                         aria_label="Menu",
                         data_testid="mobile-menu-toggle",
-                    )
+                    ),
+                    display=NARROW_ONLY,
                 ),
                 spacing="3",
                 align="center",
+                flex_shrink="0",
             ),
             justify="between",
             align="center",
             height=styles.HEADER_HEIGHT,
             style=styles.content_box,
         ),
-        rx.mobile_and_tablet(mobile_menu()),
+        rx.box(mobile_menu(), display=NARROW_ONLY),
         hidden_admin_corner(),
         position="sticky",
         top="0",

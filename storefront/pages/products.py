@@ -13,9 +13,12 @@ from storefront.state.config_banner import ConfigBannerState
 SKELETON_CARDS = 8
 
 
-def search_box(value: rx.Var, on_change, placeholder: str = "Search products...") -> rx.Component:
+def search_box(
+    value: rx.Var, on_change, placeholder: str = "Search products...", key: rx.Var | None = None
+) -> rx.Component:
     """The search input. Uncontrolled (`default_value`): a controlled input would be wrapped in a
-    300 ms debounce; each keystroke is sent at once instead and the server drops overtaken results."""
+    300 ms debounce; each keystroke is sent at once instead and the server drops overtaken results.
+    A new `key` makes the input anew, showing a `value` set from elsewhere (the address)."""
     return rx.input(
         rx.input.slot(rx.icon("search", size=16)),
         default_value=value,
@@ -24,6 +27,7 @@ def search_box(value: rx.Var, on_change, placeholder: str = "Search products..."
         size="3",
         width=["100%", "360px"],
         aria_label="Search",
+        **({"key": key} if key is not None else {}),
     )
 
 
@@ -44,7 +48,7 @@ def products() -> rx.Component:
         config_banner(),
         rx.hstack(
             rx.heading("Our Products", as_="h1", size="8"),
-            search_box(ProductsState.query, ProductsState.set_query),
+            search_box(ProductsState.query, ProductsState.set_query, key=ProductsState.search_key),
             justify="between",
             align="center",
             wrap="wrap",

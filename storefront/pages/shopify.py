@@ -33,12 +33,16 @@ DETAIL_DESCRIPTION = "A product of the store catalogue: choose a variant and a q
 
 DEMO_BANNER_TITLE = "Demo Mode"
 CONFIG_BANNER_TITLE = "Shopify API Configuration Required"
+# The setup (settings to set, the store's own reason) is for staff; shoppers get a plain sentence.
 CONFIG_BANNER_TEXT = (
     "The store catalogue is not connected to a Shopify store. Set SHOPIFY_STORE_DOMAIN and "
     "SHOPIFY_ACCESS_TOKEN (and SHOPIFY_API_VERSION, for example 2023-07) to show your store's products."
 )
+SHOPPER_DEMO_TEXT = "These are sample products to browse: they cannot be bought here."
+SHOPPER_CONFIG_TEXT = "The store catalogue is not connected to its shop right now. Please check back later."
 ERROR_BANNER_TITLE = "Shopify Store Unavailable"
 ERROR_BANNER_TEXT = "The store catalogue could not be loaded. Please check the API configuration."
+SHOPPER_ERROR_TEXT = "The store catalogue could not be loaded. Please try again later."
 SEARCH_PLACEHOLDER = "Search by title..."
 BACK_TO_STORE = "Back to Store Catalogue"
 
@@ -57,13 +61,18 @@ def banner(icon: str, color: str, testid: str, title: str, *body: rx.Component) 
     )
 
 
+def for_staff(staff_text: rx.Var | str, shopper_text: str, **props) -> rx.Component:
+    """A banner line: the setup for a signed-in admin, a plain sentence for shoppers."""
+    return rx.text(rx.cond(L.staff, staff_text, shopper_text), size="2", **props)
+
+
 def status_banners() -> rx.Component:
     """The spec's banners: demo mode (info), any status but 'connected' (configuration warning),
     and a failed request (error, with a link to the admin)."""
     return rx.vstack(
         rx.cond(
             L.show_demo_banner,
-            banner("info", "blue", "store-demo-banner", DEMO_BANNER_TITLE, rx.text(L.status_message, size="2")),
+            banner("info", "blue", "store-demo-banner", DEMO_BANNER_TITLE, for_staff(L.status_message, SHOPPER_DEMO_TEXT)),
         ),
         rx.cond(
             L.show_config_banner,
@@ -72,10 +81,9 @@ def status_banners() -> rx.Component:
                 "amber",
                 "store-config-banner",
                 CONFIG_BANNER_TITLE,
-                rx.text(CONFIG_BANNER_TEXT, size="2"),
+                for_staff(CONFIG_BANNER_TEXT, SHOPPER_CONFIG_TEXT),
                 rx.cond(
-                    L.show_demo_banner,
-                    rx.fragment(),
+                    L.staff & ~L.show_demo_banner,
                     rx.text(L.status_message, size="2", data_testid="store-status-message"),
                 ),
             ),
@@ -87,7 +95,7 @@ def status_banners() -> rx.Component:
                 "red",
                 "store-error-banner",
                 ERROR_BANNER_TITLE,
-                rx.text(ERROR_BANNER_TEXT, size="2"),
+                for_staff(ERROR_BANNER_TEXT, SHOPPER_ERROR_TEXT),
                 rx.link(rx.button("Go to Admin", variant="outline", size="2"), href=ADMIN_LINK),
             ),
         ),
@@ -259,6 +267,10 @@ def details() -> rx.Component:
             rx.text(S.price, size="6", weight="bold", data_testid="store-product-price"),
             variant_selector(),
             quantity_stepper(),
+            rx.cond(
+                S.not_for_sale != "",
+                rx.callout(S.not_for_sale, icon="info", color_scheme="blue", size="1", data_testid="store-not-for-sale"),
+            ),
             rx.button(
                 rx.icon("shopping-cart", size=16),
                 "Add to Cart",

@@ -21,6 +21,7 @@ from storefront.services.shopify.catalogue import (
     StoreStatus,
     StoreUnavailable,
 )
+from storefront.services.shopify.health import StoreHealth
 from storefront.services.orders.shopping import (
     NO_VARIANTS_TEXT,
     NO_VARIANTS_TITLE,
@@ -54,6 +55,13 @@ def store_catalogue() -> StoreCatalogue:
     from storefront.wiring import shared_store_catalogue
 
     return shared_store_catalogue(get_settings())
+
+
+def store_health() -> StoreHealth:
+    """The process's cached status of the store catalogue."""
+    from storefront.wiring import store_health as shared_store_health
+
+    return shared_store_health(get_settings())
 
 
 class CartRow(TypedDict):
@@ -272,9 +280,14 @@ class CartState(rx.State):
     @rx.event(background=True)
     async def add_store_item(self, product_id: str, variant_id: str, quantity: int = 1):
         """Add a store-catalogue variant: price, name, image and size (the variant title) come from
-        the store catalogue on the server, never from the browser; quantity within 1..99."""
+        the store catalogue on the server, never from the browser; quantity within 1..99. The demo
+        catalogue's items are refused here too, whatever the page's button allowed."""
         try:
-            line = await store_lines.priced_store_line(store_catalogue(), product_id, variant_id, quantity)
+            status = await store_health().status()
+            line = await store_lines.priced_store_line(store_catalogue(), product_id, variant_id, quantity, status=status)
+        except ValidationError as refusal:  # the demo catalogue sells nothing
+            yield rx.toast.error(refusal.message)
+            return
         except (NotFoundError, StoreUnavailable):
             yield rx.toast.error(STORE_PRODUCT_ERROR_TITLE, description=STORE_PRODUCT_ERROR)
             return

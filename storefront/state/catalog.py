@@ -7,6 +7,7 @@ import json
 import logging
 from collections.abc import AsyncIterator
 from typing import TypedDict
+from urllib.parse import urlencode
 
 import reflex as rx
 from reflex.experimental.client_state import ClientStateVar
@@ -25,6 +26,9 @@ log = logging.getLogger(__name__)
 
 NEW_ARRIVALS_LIMIT = 12
 PRODUCTS_PAGE_SIZE = 24
+PRODUCTS_ROUTE = "/products"
+#: The listing's search in its address (/products?q=hoodie), so a search can be shared and reloaded.
+SEARCH_PARAM = "q"
 PRODUCT_NOT_FOUND_TITLE = catalog.PRODUCT_NOT_FOUND
 PRODUCT_NOT_FOUND_TEXT = "We couldn't find the product you're looking for."
 
@@ -124,6 +128,21 @@ def _card_page(
         return CardPage(cards=[to_card(p) for p in page.cards], next_cursor=page.next_cursor, total=total)
 
 
+def listing_url(query: str) -> str:
+    """/products searching for `query` (just /products for an empty search)."""
+    query = query.strip()
+    return f"{PRODUCTS_ROUTE}?{urlencode({SEARCH_PARAM: query})}" if query else PRODUCTS_ROUTE
+
+
+def keep_search_in_address(query: str) -> rx.event.EventSpec:
+    """Put the search into the address bar without a navigation (history.replaceState), unless the
+    shopper has left the listing meanwhile."""
+    return rx.call_script(
+        f"if (window.location.pathname.replace(/\\/+$/, '') === {json.dumps(PRODUCTS_ROUTE)}) "
+        f"window.history.replaceState(window.history.state, '', {json.dumps(listing_url(query))});"
+    )
+
+
 def card_list(name: str) -> ClientStateVar:
     """The cards of one paged list, held by the browser: the server sends each page once and the
     browser appends it, so a Load More update carries one page, however many are shown."""
@@ -161,6 +180,10 @@ class PagedCardsState(rx.State, mixin=True):
 
     def _cards(self) -> ClientStateVar:
         raise NotImplementedError
+
+    def _searched(self) -> list[rx.event.EventSpec]:
+        """What follows a new search besides its cards (nothing, unless a list says otherwise)."""
+        return []
 
     def _take_page(self, page: CardPage, append: bool) -> rx.event.EventSpec:
         """Take a fetched page into the state; the event that shows its cards."""
@@ -209,8 +232,8 @@ class PagedCardsState(rx.State, mixin=True):
         except Exception:
             log.exception("searching %s failed", type(self).__name__)
             self.loading, self.failed = False, True
-            return None
-        return self._take_page(page, append=False)
+            return self._searched()
+        return [self._take_page(page, append=False), *self._searched()]
 
     @rx.event(background=True)
     async def load_more(self):
@@ -224,7 +247,11 @@ COLLECTION_TAB_CARDS = card_list("collection_tab_cards")
 
 
 class ProductsState(PagedCardsState, rx.State):
-    """/products: the searchable listing (title substring)."""
+    """/products: the searchable listing (title substring). The search lives in the address
+    (`?q=`): opening or reloading the page applies it, typing keeps it up to date."""
+
+    #: Bumped whenever the address sets the query: the search box (uncontrolled) is made anew to show it.
+    search_key: int = 0
 
     def _search(self) -> tuple[str, str | None, bool]:
         return self.query, None, False
@@ -232,8 +259,14 @@ class ProductsState(PagedCardsState, rx.State):
     def _cards(self) -> ClientStateVar:
         return PRODUCTS_CARDS
 
+    def _searched(self) -> list[rx.event.EventSpec]:
+        return [keep_search_in_address(self.query)]
+
     @rx.event(background=True)
     async def load(self):
+        async with self:
+            self.query = self.router.url.query_parameters.get(SEARCH_PARAM, "")
+            self.search_key += 1
         async for event in self._fetch(append=False):
             yield event
 

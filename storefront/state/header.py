@@ -1,6 +1,8 @@
-"""Header state: the mobile menu and the hidden admin gesture."""
+"""Header state: the mobile menu, the search field and the hidden admin gesture."""
 
 import reflex as rx
+
+from storefront.state.catalog import SEARCH_PARAM, listing_url
 
 ADMIN_LOGIN_ROUTE = "/admin/login"
 GESTURE_CLICKS = 5
@@ -25,9 +27,22 @@ ADMIN_GESTURE_SCRIPT = f"""
 
 
 class HeaderState(rx.State):
-    """Open/closed state of the mobile menu."""
+    """Open/closed state of the mobile menu and of the search field."""
 
     mobile_menu_open: bool = False
+    search_open: bool = False
+
+    @rx.event
+    def set_search_open(self, value: bool) -> None:
+        self.search_open = value
+        if value:
+            self.mobile_menu_open = False
+
+    @rx.event
+    def search(self, form_data: dict[str, str]):
+        """The search field's submit: the listing with the query in its address."""
+        self.search_open = False
+        return rx.redirect(listing_url(str(form_data.get(SEARCH_PARAM) or "")))
 
     @rx.event
     def toggle_mobile_menu(self) -> None:

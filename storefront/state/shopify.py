@@ -15,6 +15,7 @@ import reflex as rx
 
 from storefront.config import get_settings
 from storefront.services.catalog.catalog import PLACEHOLDER_PICTURE
+from storefront.services.orders.store_lines import purchase_refusal
 from storefront.services.platform.errors import NotFoundError
 from storefront.services.platform.money import format_usd
 from storefront.services.shopify.catalogue import (
@@ -29,10 +30,12 @@ from storefront.services.shopify.catalogue import (
     StoreProduct,
     StoreUnavailable,
 )
+from storefront.services.shopify.health import StoreHealth
 from storefront.services.shopify.images import store_picture
 from storefront.services.shopify.sanitize import sanitize_html
+from storefront.state.admin.session import AdminState, is_staff
 from storefront.state.catalog import card_list, show_cards
-from storefront.wiring import shared_store_catalogue
+from storefront.wiring import shared_store_catalogue, store_health
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +101,10 @@ def _catalogue() -> StoreCatalogue:
     return shared_store_catalogue(get_settings())
 
 
+def _health() -> StoreHealth:
+    return store_health(get_settings())
+
+
 def _collection_id(value: str) -> int | None:
     return int(value) if value.isdigit() else None
 
@@ -115,6 +122,8 @@ class StoreListState(rx.State):
     status: str = ""  # "" until the status check answers
     status_message: str = ""
     request_failed: bool = False  # a call to the store failed (StoreUnavailable)
+    #: A signed-in admin is looking: the banners show the setup (settings, the store's own message).
+    staff: bool = False
     count: int = 0  # cards shown
     has_more: bool = False
     loading: bool = True
@@ -181,6 +190,13 @@ class StoreListState(rx.State):
         async with self:
             self.status, self.status_message = status.status, status.message
 
+    async def _load_staff(self):
+        async with self:
+            token = (await self.get_state(AdminState)).admin_token
+        staff = await asyncio.to_thread(is_staff, token)
+        async with self:
+            self.staff = staff
+
     async def _load_collections(self):
         try:
             collections = await _catalogue().collections()
@@ -206,10 +222,11 @@ class StoreListState(rx.State):
 
         results = await asyncio.gather(
             self._load_status(),
+            self._load_staff(),
             drain(self._load_collections()),
             drain(self._first_page()),
         )
-        for events in results[1:]:
+        for events in results[2:]:
             for event in events:
                 yield event
 
@@ -255,7 +272,8 @@ class StoreProductState(rx.State):
     """/shopify/product/{product_id}: one store product, the variant and quantity picked.
 
     A product with one variant has it selected; with several, none is until the shopper picks
-    (Add to Cart stays disabled without a selection, as the spec says)."""
+    (Add to Cart stays disabled without a selection, as the spec says, and always for the demo
+    catalogue, whose items cannot be checked out anywhere)."""
 
     shown_id: str = ""
     title: str = ""
@@ -274,6 +292,8 @@ class StoreProductState(rx.State):
     loading: bool = True
     not_found: bool = False
     failed: bool = False
+    #: Why this catalogue's items cannot be added to the cart ("" when they can): the demo's.
+    not_for_sale: str = ""
 
     @rx.var
     def price(self) -> str:
@@ -285,7 +305,7 @@ class StoreProductState(rx.State):
 
     @rx.var
     def can_add(self) -> bool:
-        return self.selected_variant != ""
+        return self.selected_variant != "" and not self.not_for_sale
 
     @rx.event
     def select_variant(self, variant_id: str) -> None:
@@ -312,7 +332,7 @@ class StoreProductState(rx.State):
                 self.loading, self.not_found, self.shown_id = False, True, ""
             return
         try:
-            product = await _catalogue().product(int(raw_id))
+            product, status = await asyncio.gather(_catalogue().product(int(raw_id)), _health().status())
         except NotFoundError:
             async with self:
                 self.loading, self.not_found, self.shown_id = False, True, ""
@@ -340,5 +360,6 @@ class StoreProductState(rx.State):
             self.image, self.image_srcset = shown.src, shown.srcset
             self.image_width, self.image_height = shown.width, shown.height
             self.selected_variant = variants[0]["id"] if len(variants) == 1 else ""
+            self.not_for_sale = purchase_refusal(status)
             self.loading = False
 

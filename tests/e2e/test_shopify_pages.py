@@ -11,9 +11,10 @@ from playwright.sync_api import Locator, Page, expect
 from storefront.config import PROJECT_ROOT
 from storefront.services.shopify.catalogue import PRODUCT_FAILED, PRODUCTS_FAILED
 from storefront.state.shopify import STORE_PAGE_SIZE
+from tests.e2e.admin import sign_in
 from tests.e2e.browser import expect_the_placeholder, open_page
 from tests.e2e.conftest import StoreProcess, StoreServer, reconfigured_store
-from tests.fakes.shopify_server import FakeShopifyServer
+from tests.fakes.shopify_server import FIRST_PRODUCT_ID, FakeShopifyServer
 
 # The demo catalogue's products (storefront/services/shopify/demo.py).
 CLASSIC_CREW_TEE = "8123456700001"  # Color x Size; XL costs more
@@ -25,6 +26,11 @@ KIDS_CREWNECK = "8123456700006"  # its description has a numbered list
 DEMO_PRODUCTS = 12
 CDN_IMAGES = "https://cdn.shopify.com/**"
 STAND_IN_PICTURE = PROJECT_ROOT / "assets" / "apple-touch-icon.png"
+# The fake Shopify's products (tests/fakes/shopify_server.py SEED, in id order).
+FAKE_TEE = FIRST_PRODUCT_ID  # Nupe Founders Tee, sizes S to XL
+FAKE_CAP = FIRST_PRODUCT_ID + 3  # Nupe Diamond Cap, one variant
+DEMO_NOT_FOR_SALE = "Demo catalogue: this item cannot be bought here"
+SHOPPER_DEMO_TEXT = "These are sample products to browse: they cannot be bought here."
 HOODIES_AND_SWEATSHIRTS = {"Pullover Hoodie", "Zip-Up Hoodie", "Heavyweight Crewneck", "Kids Crewneck Sweatshirt"}
 
 
@@ -79,14 +85,11 @@ def test_choosing_a_collection_filters_the_list_to_its_products(page: Page) -> N
 def test_the_variant_selector_is_labelled_by_the_option_name_and_the_price_follows_it(page: Page) -> None:
     open_page(page, f"/shopify/product/{CLASSIC_CREW_TEE}")
     expect(page.get_by_role("heading", name="Classic Crew Tee")).to_be_visible()
-    add = page.get_by_role("button", name="Add to Cart")
-    expect(add).to_be_disabled()
     selector = page.get_by_role("combobox", name="Color")
     expect(selector).to_be_visible()
     selector.click()
     page.get_by_role("option", name="Black / XL", exact=True).click()
     expect(page.get_by_test_id("store-product-price")).to_have_text("$26.00")
-    expect(add).to_be_enabled()
     selector.click()
     page.get_by_role("option", name="White / S", exact=True).click()
     expect(page.get_by_test_id("store-product-price")).to_have_text("$24.00")
@@ -100,11 +103,33 @@ def test_a_product_with_one_option_is_labelled_by_it(page: Page) -> None:
     expect(page.get_by_role("combobox", name="Color")).to_be_visible()
 
 
-def test_a_product_with_one_variant_has_no_selector_and_can_be_added_at_once(page: Page) -> None:
+def test_a_product_with_one_variant_has_no_selector(page: Page) -> None:
     open_page(page, f"/shopify/product/{TOTE_BAG}")
     expect(page.get_by_role("heading", name="Canvas Tote Bag")).to_be_visible()
     expect(page.get_by_role("combobox")).to_have_count(0)
-    expect(page.get_by_role("button", name="Add to Cart")).to_be_enabled()
+
+
+def test_in_demo_mode_a_store_product_says_it_cannot_be_bought_and_add_to_cart_is_disabled(page: Page) -> None:
+    for product, variant in ((TOTE_BAG, None), (CLASSIC_CREW_TEE, "Black / XL")):
+        open_page(page, f"/shopify/product/{product}")
+        expect(page.get_by_test_id("store-product-price")).to_be_visible()
+        if variant is not None:
+            page.get_by_role("combobox", name="Color").click()
+            page.get_by_role("option", name=variant, exact=True).click()
+        expect(page.get_by_text(DEMO_NOT_FOR_SALE, exact=True)).to_be_visible()
+        expect(page.get_by_role("button", name="Add to Cart")).to_be_disabled()
+
+
+def test_the_store_list_tells_shoppers_a_plain_sentence_and_the_admin_the_setup(page: Page) -> None:
+    open_store(page)
+    expect(page.get_by_test_id("store-demo-banner")).to_be_visible()
+    expect(page.get_by_text(re.compile("SHOPIFY_"))).to_have_count(0)
+    expect(page.get_by_test_id("store-demo-banner")).to_contain_text(SHOPPER_DEMO_TEXT)
+
+    sign_in(page)
+    open_store(page)
+    expect(page.get_by_test_id("store-config-banner")).to_contain_text("SHOPIFY_STORE_DOMAIN")
+    expect(page.get_by_test_id("store-demo-banner")).to_contain_text("SHOPIFY_ACCESS_TOKEN")
 
 
 def test_the_description_is_shown_sanitised(page: Page) -> None:
@@ -142,26 +167,38 @@ def test_an_unknown_product_shows_product_not_found_with_a_link_back(page: Page)
     expect(page.get_by_test_id("store-product-card")).to_have_count(DEMO_PRODUCTS)
 
 
-def test_adding_a_variant_with_quantity_three_puts_the_line_in_the_cart(page: Page) -> None:
-    open_page(page, f"/shopify/product/{CLASSIC_CREW_TEE}")
-    page.get_by_role("combobox", name="Color").click()
-    page.get_by_role("option", name="Black / XL", exact=True).click()
-    for _ in range(2):
-        page.get_by_role("button", name="Increase quantity").click()
-    expect(page.get_by_test_id("store-quantity")).to_have_text("3")
-    page.get_by_role("button", name="Add to Cart").click()
-    expect(page.get_by_text("Added to Cart", exact=True)).to_be_visible()
-
-    open_page(page, "/cart")
-    line = page.get_by_test_id("cart-line")
-    expect(line).to_have_count(1)
-    expect(line).to_contain_text("Classic Crew Tee")
-    expect(line).to_contain_text("Black / XL")
-    expect(line.get_by_test_id("line-quantity")).to_have_text("3")
-
-
 def shopify_settings(fake: FakeShopifyServer, token: str) -> dict[str, str]:
     return {"SHOPIFY_STORE_DOMAIN": fake.domain, "SHOPIFY_ACCESS_TOKEN": token, "SHOPIFY_API_BASE": fake.base_url}
+
+
+@pytest.mark.reconfigures_store
+def test_a_connected_store_enables_add_to_cart_and_adds_a_variant_with_quantity_three(
+    page: Page, store: StoreServer, store_process: StoreProcess, tmp_path: Path
+) -> None:
+    with FakeShopifyServer() as fake, reconfigured_store(store, store_process, tmp_path, shopify_settings(fake, fake.token)):
+        open_page(page, f"/shopify/product/{FAKE_CAP}")
+        expect(page.get_by_role("heading", name="Nupe Diamond Cap")).to_be_visible()
+        expect(page.get_by_role("button", name="Add to Cart")).to_be_enabled()  # one variant: chosen already
+        expect(page.get_by_text(DEMO_NOT_FOR_SALE)).to_have_count(0)
+
+        open_page(page, f"/shopify/product/{FAKE_TEE}")
+        add = page.get_by_role("button", name="Add to Cart")
+        expect(add).to_be_disabled()  # no size chosen yet
+        page.get_by_role("combobox", name="Size").click()
+        page.get_by_role("option", name="XL", exact=True).click()
+        expect(add).to_be_enabled()
+        for _ in range(2):
+            page.get_by_role("button", name="Increase quantity").click()
+        expect(page.get_by_test_id("store-quantity")).to_have_text("3")
+        add.click()
+        expect(page.get_by_text("Added to Cart", exact=True)).to_be_visible()
+
+        open_page(page, "/cart")
+        line = page.get_by_test_id("cart-line")
+        expect(line).to_have_count(1)
+        expect(line).to_contain_text("Nupe Founders Tee")
+        expect(line).to_contain_text("XL")
+        expect(line.get_by_test_id("line-quantity")).to_have_text("3")
 
 
 @pytest.mark.reconfigures_store

@@ -91,20 +91,26 @@ def test_a_cart_of_store_lines_only_shows_no_checkout_of_ours(page: Page, tmp_pa
     expect(page.get_by_text("Your cart is empty", exact=True)).to_be_visible()
 
 
-def test_add_to_cart_on_a_store_product_page_adds_a_store_line(page: Page, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    raws = DemoStoreCatalogue(media_dir=tmp_path).raw_products()
-    tote = next(raw for raw in raws if len(raw["variants"]) == 1)
-    open_page(page, f"/shopify/product/{tote['id']}")
-    page.get_by_role("button", name="Add to Cart").click()
-    expect(page.get_by_text("Added to Cart", exact=True)).to_be_visible()
-    page.wait_for_function("() => (localStorage.getItem('cart-storage') || '').includes('shopify')")
-    (line,) = json.loads(page.evaluate("() => localStorage.getItem('cart-storage')"))
-    variant = tote["variants"][0]
-    assert (line["id"], line["variantId"], line["size"], line["source"]) == (
-        str(tote["id"]), str(variant["id"]), variant["title"], "shopify")
-    assert line["price"] == float(variant["price"])
-    open_page(page, "/cart")
-    expect(page.get_by_test_id("store-group").get_by_text(tote["title"], exact=True)).to_be_visible()
+@pytest.mark.reconfigures_store
+def test_add_to_cart_on_a_connected_store_product_page_adds_a_store_line(
+    page: Page, store: StoreServer, store_process: StoreProcess, tmp_path: Path
+) -> None:
+    with FakeShopifyServer() as fake:
+        one_variant = next(p for _, p in sorted(fake.products.items()) if p["status"] == "active" and len(p["variants"]) == 1)
+        settings = {"SHOPIFY_STORE_DOMAIN": fake.domain, "SHOPIFY_ACCESS_TOKEN": fake.token,
+                    "SHOPIFY_API_BASE": fake.base_url}
+        with reconfigured_store(store, store_process, tmp_path, settings):
+            open_page(page, f"/shopify/product/{one_variant['id']}")
+            page.get_by_role("button", name="Add to Cart").click()
+            expect(page.get_by_text("Added to Cart", exact=True)).to_be_visible()
+            page.wait_for_function("() => (localStorage.getItem('cart-storage') || '').includes('shopify')")
+            (line,) = json.loads(page.evaluate("() => localStorage.getItem('cart-storage')"))
+            variant = one_variant["variants"][0]
+            assert (line["id"], line["variantId"], line["size"], line["source"]) == (
+                str(one_variant["id"]), str(variant["id"]), variant["title"], "shopify")
+            assert line["price"] == float(variant["price"])
+            open_page(page, "/cart")
+            expect(page.get_by_test_id("store-group").get_by_text(one_variant["title"], exact=True)).to_be_visible()
 
 
 @pytest.mark.reconfigures_store

@@ -29,7 +29,13 @@ from storefront.services.shopify.catalogue import (
     StoreVariant,
 )
 from storefront.services.shopify.demo import DemoStoreCatalogue
-from storefront.services.orders.store_lines import priced_store_line, repriced_store_lines, store_line
+from storefront.services.orders.store_lines import (
+    DEMO_NOT_FOR_SALE,
+    priced_store_line,
+    purchase_refusal,
+    repriced_store_lines,
+    store_line,
+)
 from storefront.state.cart import CartState, options_text
 from tests.ordering import SHIPPING_ADDRESS, order_payload
 
@@ -235,12 +241,25 @@ def test_store_lines_are_not_repriced_while_the_store_is_down() -> None:
         asyncio.run(repriced_store_lines(FakeStore(down=True), [STORE]))
 
 
-def test_the_demo_catalogue_prices_a_store_line(tmp_path: Path) -> None:
+def test_the_demo_catalogue_sells_nothing(tmp_path: Path) -> None:
     demo = DemoStoreCatalogue(media_dir=tmp_path, image_size=64)
     product = asyncio.run(demo.products(limit=1)).products[0]
     variant = product.variants[-1]
-    line = asyncio.run(priced_store_line(demo, str(product.id), str(variant.id), 1))
-    assert (line.size, line.price_cents, line.source) == (variant.title, variant.price_cents, "shopify")
+    with pytest.raises(ValidationError) as refused:
+        asyncio.run(priced_store_line(demo, str(product.id), str(variant.id), 1))
+    assert refused.value.message == DEMO_NOT_FOR_SALE == "Demo catalogue: this item cannot be bought here"
+
+
+def test_a_demo_status_given_by_the_caller_refuses_the_line_without_reading_the_product() -> None:
+    store = FakeStore(_product(BLACK_M))
+    with pytest.raises(ValidationError):
+        asyncio.run(priced_store_line(store, "101", "9001", 1, status=StoreStatus("demo", "Demo mode")))
+    assert store.reads == []
+
+
+@pytest.mark.parametrize(("status", "refusal"), [("demo", DEMO_NOT_FOR_SALE), ("connected", ""), ("error", "")])
+def test_only_the_demo_catalogue_refuses_purchases(status: str, refusal: str) -> None:
+    assert purchase_refusal(StoreStatus(status, "")) == refusal
 
 
 # --------------------------------------------------------------------------- the cart page's figures

@@ -6,10 +6,23 @@ from __future__ import annotations
 import asyncio
 
 from storefront.services.orders import cart
-from storefront.services.platform.errors import NotFoundError
-from storefront.services.shopify.catalogue import PRODUCT_FAILED, StoreCatalogue, StoreProduct
+from storefront.services.platform.errors import NotFoundError, ValidationError
+from storefront.services.shopify.catalogue import (
+    PRODUCT_FAILED,
+    STATUS_DEMO,
+    StoreCatalogue,
+    StoreProduct,
+    StoreStatus,
+)
 
 STORE_PRODUCT_ERROR = PRODUCT_FAILED
+#: The demo catalogue has no store behind it to check out on, so its items are never put in a cart.
+DEMO_NOT_FOR_SALE = "Demo catalogue: this item cannot be bought here"
+
+
+def purchase_refusal(status: StoreStatus) -> str:
+    """Why the store catalogue's items cannot be added to a cart ("" when they can)."""
+    return DEMO_NOT_FOR_SALE if status.status == STATUS_DEMO else ""
 
 
 def store_line(product: StoreProduct, variant_id: str, quantity: int) -> cart.CartLine:
@@ -32,11 +45,20 @@ def store_line(product: StoreProduct, variant_id: str, quantity: int) -> cart.Ca
 
 
 async def priced_store_line(
-    catalogue: StoreCatalogue, product_id: object, variant_id: object, quantity: object
+    catalogue: StoreCatalogue,
+    product_id: object,
+    variant_id: object,
+    quantity: object,
+    *,
+    status: StoreStatus | None = None,
 ) -> cart.CartLine:
     """The cart line for a pick on the store catalogue's product page, priced by the store.
-    NotFoundError for an unknown product or variant (or an unreadable id), StoreUnavailable when
-    the store cannot answer; a quantity that is not a whole number counts as 1."""
+    ValidationError(DEMO_NOT_FOR_SALE) for the demo catalogue (judged from `status`, else from
+    the catalogue's own status), NotFoundError for an unknown product or variant (or an unreadable
+    id), StoreUnavailable when the store cannot answer; a quantity that is not a whole number counts as 1."""
+    refusal = purchase_refusal(status if status is not None else await catalogue.status())
+    if refusal:
+        raise ValidationError(refusal)
     count = cart.parse_quantity(quantity)
     if count is None and isinstance(quantity, str) and quantity.strip().isdigit():
         count = int(quantity.strip())

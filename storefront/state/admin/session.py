@@ -26,6 +26,17 @@ def auth() -> AdminAuth:
     return admin_auth(get_settings())
 
 
+def is_staff(token: str) -> bool:
+    """Whether `token` belongs to a live admin session (nothing is changed either way)."""
+    if not token:
+        return False
+    try:
+        auth().verify(token)
+    except UnauthorizedError:
+        return False
+    return True
+
+
 class AdminState(rx.State):
     """Base of every admin state: holds the token and verifies it on the server."""
 
