@@ -8,7 +8,7 @@ from storefront.services.media.images import MAX_IMAGE_BYTES
 
 #: The browser refuses larger files before sending them; the server checks again (services/media/images.py).
 MAX_FILE_BYTES = MAX_IMAGE_BYTES
-#: HEIC is let through so the server can say how to send it instead (services/media/uploads.py).
+#: HEIC/HEIF are what iPhones take; the server decodes them like JPEG (services/media/images.py).
 ACCEPTED_TYPES = {
     "image/jpeg": [".jpg", ".jpeg"],
     "image/png": [".png"],

@@ -1,4 +1,7 @@
-"""/try-it-on: upload a photo, pick one of the Available Items, Try It On; the result replaces the photo."""
+"""/try-it-on: upload a photo, pick one of the Available Items, Try It On; the result replaces the photo.
+
+Upload Photo comes first below the title, above the photo frame (a drop zone too): the frame is
+tall, and a button below it was out of view at 1280x900 and on phones until the shopper scrolled."""
 
 import reflex as rx
 
@@ -12,39 +15,30 @@ from storefront.state.tryon import ITEMS_FAILED, ROUTE, UPLOAD_ID, TryOnState
 TITLE = "Virtual Try-On"
 DESCRIPTION = "Upload a photo and see yourself wearing our tees and hoodies before you buy."
 SUBTITLE = "Upload a waist-up photo facing the camera, pick an item and see how it looks on you."
-PHOTO_HINT = "A waist-up photo, facing the camera, with both shoulders in view. JPEG, PNG, GIF or WebP up to 10MB."
+PHOTO_HINT = (
+    "A waist-up photo, facing the camera, with both shoulders in view. JPEG, PNG, GIF, WebP or HEIC up to 10MB."
+)
 PRIVACY_NOTE = "Your photo is only used for this preview: it is not saved on our servers."
 EMPTY_PREVIEW = "Your photo will appear here"
+DROP_HINT = "Drop a photo here or click to choose one."
 ITEMS_EMPTY = "No items can be tried on right now."
 
 
 def upload_button() -> rx.Component:
-    return rx.upload.root(
-        rx.button(
-            rx.icon("upload", size=16),
-            rx.cond(TryOnState.uploading, "Uploading...", "Upload Photo"),
-            type="button",
-            size="3",
-            variant="outline",
-            loading=TryOnState.uploading,
-            width="100%",
-        ),
-        id=UPLOAD_ID,
-        accept=ACCEPTED_TYPES,
-        multiple=False,
-        max_files=1,
-        max_size=MAX_FILE_BYTES,
-        disabled=TryOnState.processing | TryOnState.uploading,
-        on_drop=TryOnState.upload_photo(rx.upload_files(upload_id=UPLOAD_ID)),
-        on_drop_rejected=lambda rejected: TryOnState.reject_photo(rejected_codes(rejected)),
-        no_drag=False,
+    """Solid until there is a photo (the first thing to do), then outline beside Try It On."""
+    return rx.button(
+        rx.icon("upload", size=16),
+        rx.cond(TryOnState.uploading, "Uploading...", "Upload Photo"),
+        type="button",
+        size="3",
+        variant=rx.cond(TryOnState.photo_url == "", "solid", "outline"),
+        loading=TryOnState.uploading,
         width="100%",
-        data_testid="upload-photo",
     )
 
 
 def preview() -> rx.Component:
-    """The result when there is one, else the photo, else an empty frame."""
+    """The result when there is one, else the photo, else an empty frame inviting a photo."""
     return rx.box(
         rx.cond(
             TryOnState.preview_url != "",
@@ -59,10 +53,12 @@ def preview() -> rx.Component:
             rx.vstack(
                 rx.icon("user-round", size=48, color=styles.MUTED),
                 rx.text(EMPTY_PREVIEW, color=styles.MUTED, size="2"),
+                rx.text(DROP_HINT, color=styles.MUTED, size="1"),
                 align="center",
                 justify="center",
                 height="100%",
                 spacing="2",
+                cursor="pointer",
             ),
         ),
         rx.cond(
@@ -84,10 +80,29 @@ def preview() -> rx.Component:
     )
 
 
+def photo_picker() -> rx.Component:
+    """Upload Photo above the photo frame, the two one drop zone (a click or a drop on either picks the photo)."""
+    return rx.upload.root(
+        rx.vstack(upload_button(), preview(), spacing="3", width="100%"),
+        id=UPLOAD_ID,
+        accept=ACCEPTED_TYPES,
+        multiple=False,
+        max_files=1,
+        max_size=MAX_FILE_BYTES,
+        disabled=TryOnState.processing | TryOnState.uploading,
+        on_drop=TryOnState.upload_photo(rx.upload_files(upload_id=UPLOAD_ID)),
+        on_drop_rejected=lambda rejected: TryOnState.reject_photo(rejected_codes(rejected)),
+        no_drag=False,
+        drag_active_style={"outline": f"2px dashed {rx.color('accent', 9)}", "outline_offset": "4px"},
+        border_radius="12px",
+        width="100%",
+        data_testid="upload-photo",
+    )
+
+
 def photo_panel() -> rx.Component:
     return rx.vstack(
-        preview(),
-        upload_button(),
+        photo_picker(),
         rx.cond(
             TryOnState.result_url != "",
             rx.el.a(

@@ -30,7 +30,7 @@ ROUTE = "/try-it-on"
 #: The query parameter naming the item to choose (`/try-it-on?item=<product id>`).
 ITEM_PARAM = "item"
 ITEMS_FAILED = "The items could not be loaded. Please refresh the page."
-NOT_AN_IMAGE = "Choose an image file: a JPEG, PNG, GIF or WebP photo."
+NOT_AN_IMAGE = "Choose an image file: a JPEG, PNG, GIF, WebP or HEIC photo."
 #: react-dropzone's code for a file over `max_size`.
 DROPZONE_TOO_LARGE = "file-too-large"
 

@@ -19,7 +19,7 @@ from storefront.api.app import TRY_ONS_PER_MINUTE, create_api
 from storefront.api.tryon import BODY_TOO_LARGE, INVALID_BODY, MAX_BODY_BYTES, TRY_ON
 from storefront.config import Settings
 from storefront.services.media.demo_images import render_garment_cutout
-from storefront.services.media.images import MAX_IMAGE_BYTES
+from storefront.services.media.images import IMAGE_UNREADABLE, MAX_IMAGE_BYTES
 from storefront.services.tryon.engine import NO_PERSON_FOUND
 from storefront.services.tryon.local import LocalTryOnEngine
 from tests.ordering import FakeClock
@@ -61,6 +61,23 @@ def test_a_person_and_an_item_give_the_person_wearing_it(client: TestClient) -> 
     # The chest (between the shoulders, below the chin) now shows the blue tee.
     r, g, b = shown.getpixel((256, 430))
     assert b > 100 and b > r + 40
+
+
+def test_an_iphone_heic_photo_is_dressed_like_a_jpeg(client: TestClient) -> None:
+    photo = data_url(Image.fromarray(samples.astronaut()), "HEIF").replace("data:image/heif;", "data:image/heic;")
+    response = client.post(TRY_ON, json={"userPhoto": photo, "selectedItem": TEE})
+    assert response.status_code == 200, response.text
+    with Image.open(io.BytesIO(base64.b64decode(response.json()["url"].split(",", 1)[1]))) as result:
+        assert result.format in ("JPEG", "PNG") and result.size == (512, 512)
+        r, g, b = result.convert("RGB").getpixel((256, 430))
+    assert b > 100 and b > r + 40
+
+
+def test_a_text_file_sent_as_a_heic_photo_is_refused_with_422(client: TestClient) -> None:
+    text = "data:image/heic;base64," + base64.b64encode(b"not a photo, just text").decode()
+    response = client.post(TRY_ON, json={"userPhoto": text, "selectedItem": TEE})
+    assert response.status_code == 422
+    assert response.json() == {"error": IMAGE_UNREADABLE, "details": {"userPhoto": IMAGE_UNREADABLE}}
 
 
 def test_a_photo_without_a_person_is_refused_with_422(client: TestClient) -> None:

@@ -31,8 +31,8 @@ from storefront.services.media.images import (
     rendition_widths,
 )
 from storefront.services.payments.gateway import TestPaymentGateway
-from storefront.services.media.uploads import HEIC_NOT_SUPPORTED, MAX_FILES_PER_REQUEST, NO_FILES, TOO_MANY_FILES
-from tests.unit.test_uploads import HEIC, encoded, jpeg_with_exif, one_bit_png, png_claiming
+from storefront.services.media.uploads import MAX_FILES_PER_REQUEST, NO_FILES, TOO_MANY_FILES
+from tests.unit.test_uploads import encoded, heic, heic_claiming, jpeg_with_exif, one_bit_png, png_claiming
 
 PASSWORD = "correct horse battery"
 UPLOAD = "/api/upload/images"
@@ -139,9 +139,17 @@ def test_eleven_files_are_refused(client: TestClient, admin: dict[str, str], set
     assert_nothing_stored(settings, engine)
 
 
-def test_a_heic_photo_is_refused(client: TestClient, admin: dict[str, str], settings: Settings, engine: Engine) -> None:
-    body = refused(client, admin, [image("IMG_0001.HEIC", HEIC, "image/heic")])
-    assert body["error"] == f"IMG_0001.HEIC: {HEIC_NOT_SUPPORTED}"
+def test_a_text_file_named_heic_is_refused(client: TestClient, admin: dict[str, str], settings: Settings, engine: Engine) -> None:
+    body = refused(client, admin, [image("IMG_0001.HEIC", b"not a photo, just text\n", "image/heic")])
+    assert body["error"] == f"IMG_0001.HEIC: {IMAGE_UNREADABLE}"
+    assert_nothing_stored(settings, engine)
+
+
+def test_a_heic_claiming_a_huge_canvas_is_refused(
+    client: TestClient, admin: dict[str, str], settings: Settings, engine: Engine
+) -> None:
+    body = refused(client, admin, [image("bomb.heic", heic_claiming(8000, 8000), "image/heic")])
+    assert body["error"] == f"bomb.heic: {IMAGE_TOO_MANY_PIXELS}"
     assert_nothing_stored(settings, engine)
 
 
@@ -208,6 +216,28 @@ def test_an_upload_is_stored_as_webp_without_exif_and_served(
         assert rendition.headers["content-type"] == "image/webp"
         assert rendition.headers["x-content-type-options"] == "nosniff"
         assert rendition.headers["cache-control"] == IMMUTABLE
+
+
+def test_an_iphone_heic_photo_is_stored_upright_as_webp_with_its_renditions(
+    client: TestClient, admin: dict[str, str], settings: Settings, engine: Engine
+) -> None:
+    photo = heic((700, 500), orientation=6)
+    response = client.post(UPLOAD, files=[image("IMG_0001.HEIC", photo, "image/heic")], headers=admin)
+    assert response.status_code == 200, response.text
+    url = response.json()["files"][0]["url"]
+    assert url.startswith("/uploads/events/") and url.endswith(".webp")
+    served = client.get(url)
+    assert served.headers["content-type"] == "image/webp"
+    assert b"SecretCam" not in served.content
+    with Image.open(io.BytesIO(served.content)) as stored:
+        assert stored.format == "WEBP"
+        assert stored.size == (500, 700)  # upright
+    with Session(engine) as session:
+        row = session.get(ImageSource, src_key(url))
+    assert row is not None and (row.width, row.height) == (500, 700)
+    for width in rendition_widths(500):
+        with Image.open(settings.media_dir / rendition_name(row.digest, width)) as rendition:
+            assert rendition.format == "WEBP" and rendition.width == width
 
 
 def test_ten_images_are_stored_in_one_request(

@@ -1,6 +1,7 @@
 """/try-it-on in a real browser with the local engine: upload a photo, pick an item, Try It On,
 see the result replace the photo and download it; a photo without a person and a file that is
-no image each get a clear message."""
+no image each get a clear message; Upload Photo is in view without scrolling on a laptop and a
+phone, and takes an iPhone's HEIC photo."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ import io
 import re
 from pathlib import Path
 
+import pytest
 from PIL import Image
 from playwright.sync_api import Page, expect
 from skimage import data as samples
 
 from storefront.services.tryon.engine import NO_PERSON_FOUND
 from tests.e2e.browser import open_page
+from tests.unit.test_uploads import heic
 
 ROUTE = "/try-it-on"
 
@@ -118,3 +121,32 @@ def test_a_product_page_leads_to_the_try_on_with_its_item_chosen(page: Page, tmp
     _choose_photo(page, _photo(tmp_path))
     page.get_by_test_id("try-it-on").click()
     expect(page.get_by_test_id("tryon-result")).to_be_visible(timeout=30_000)
+
+
+@pytest.mark.parametrize("screen", ["page", "phone_page"], ids=["1280x900", "390x844"])
+def test_upload_photo_is_in_view_without_scrolling_and_takes_an_iphone_heic_photo(
+    screen: str, request: pytest.FixtureRequest
+) -> None:
+    page: Page = request.getfixturevalue(screen)
+    open_page(page, ROUTE)
+    expect(page.get_by_test_id("tryon-item")).to_have_count(3)  # the page is laid out in full
+    upload = page.get_by_role("button", name="Upload Photo")
+    expect(upload).to_be_visible()
+    assert page.evaluate("window.scrollY") == 0
+    box = upload.bounding_box()
+    viewport = page.viewport_size
+    assert box is not None and viewport is not None
+    assert 0 <= box["y"] and box["y"] + box["height"] <= viewport["height"], (box, viewport)
+    assert 0 <= box["x"] and box["x"] + box["width"] <= viewport["width"], (box, viewport)
+    expect(page.get_by_test_id("try-it-on")).to_have_text("Try It On")
+
+    # A sideways 600 x 400 sensor image the phone marked "rotate 90 degrees", as an iPhone saves it.
+    photo = {"name": "IMG_0001.HEIC", "mimeType": "image/heic", "buffer": heic((600, 400), orientation=6)}
+    page.get_by_test_id("upload-photo").locator("input[type=file]").set_input_files(files=[photo])
+    preview = page.get_by_test_id("tryon-photo")
+    expect(preview).to_be_visible()
+    expect(preview).to_have_attribute("src", re.compile(r"^data:image/jpeg;base64,"))
+    # Drawn by the browser (which cannot show HEIC itself), upright.
+    page.wait_for_function("() => document.querySelector('[data-testid=tryon-photo]')?.naturalWidth > 0")
+    assert preview.evaluate("img => [img.naturalWidth, img.naturalHeight]") == [400, 600]
+    expect(page.get_by_role("alert")).to_have_count(0)

@@ -18,6 +18,11 @@ def encoded(size: tuple[int, int], fmt: str = "PNG", colour: str = "crimson", **
     return buffer.getvalue()
 
 
+def _with_brand(data: bytes, brand: bytes) -> bytes:
+    """The same file with another major brand in its `ftyp` box."""
+    return data[:8] + brand + data[12:]
+
+
 def test_every_rendition_width_up_to_the_source_is_written_as_webp(tmp_path: Path) -> None:
     prepared = prepare_image(encoded((800, 600)), tmp_path)
     assert (prepared.width, prepared.height) == (800, 600)
@@ -55,7 +60,7 @@ def test_a_picture_offers_every_rendition_and_defaults_to_the_640_one() -> None:
     assert picture(images.PreparedImage(digest="s", width=300, height=200)).src == "/media/s-300.webp"
 
 
-@pytest.mark.parametrize("fmt", ["JPEG", "PNG", "GIF", "WEBP"])
+@pytest.mark.parametrize("fmt", ["JPEG", "PNG", "GIF", "WEBP", "HEIF"])
 def test_the_common_formats_are_accepted(fmt: str, tmp_path: Path) -> None:
     assert prepare_image(encoded((64, 48), fmt), tmp_path).width == 64
 
@@ -84,8 +89,10 @@ def test_a_phone_photo_is_turned_upright_by_its_exif_orientation(tmp_path: Path)
         (b'{"data": [{"id": "truncated"', images.IMAGE_UNREADABLE),
         (encoded((200, 200))[:60], images.IMAGE_UNREADABLE),
         (encoded((64, 64), "BMP"), images.IMAGE_UNREADABLE),
+        (encoded((64, 64), "AVIF"), images.IMAGE_UNREADABLE),
+        (_with_brand(encoded((64, 64), "HEIF"), b"avif"), images.IMAGE_UNREADABLE),
     ],
-    ids=["empty", "html", "truncated-json", "truncated-png", "bmp"],
+    ids=["empty", "html", "truncated-json", "truncated-png", "bmp", "avif", "heic-branded-avif"],
 )
 def test_a_bad_image_is_refused_with_a_clear_message(data: bytes, message: str, tmp_path: Path) -> None:
     with pytest.raises(ImageRejected) as refused:

@@ -97,6 +97,21 @@ def test_the_kept_photo_is_upright_small_and_without_metadata() -> None:
         assert image.convert("RGB").getpixel((image.width - 10, 10))[2] < 100
 
 
+def test_an_iphone_heic_photo_is_kept_upright_as_a_small_jpeg_without_metadata() -> None:
+    sideways = Image.new("RGB", (1500, 1000), (10, 120, 200))
+    sideways.paste((250, 250, 0), (0, 0, 300, 300))  # a mark in the sensor's top-left corner
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    exif[0x010F] = "Camera maker"
+    # pillow-heif turns the orientation into the file's own rotation (`irot`), as an iPhone stores it.
+    kept = fitting.prepare_photo(encoded(sideways, "HEIF", exif=exif.tobytes(), quality=80))
+    with Image.open(io.BytesIO(kept)) as image:
+        assert image.format == "JPEG"
+        assert image.size == (683, 1024)
+        assert not image.getexif()
+        assert image.convert("RGB").getpixel((image.width - 10, 10))[2] < 100
+
+
 def test_a_small_photo_keeps_its_size_and_transparency_goes_on_white() -> None:
     clear = Image.new("RGBA", (300, 400), (0, 0, 0, 0))
     with Image.open(io.BytesIO(fitting.prepare_photo(encoded(clear)))) as image:

@@ -27,7 +27,6 @@ from storefront.services.media.images import (
     rendition_name,
 )
 from storefront.services.media.uploads import (
-    HEIC_NOT_SUPPORTED,
     MAX_FILES_PER_REQUEST,
     NO_FILES,
     TOO_MANY_FILES,
@@ -71,7 +70,25 @@ def one_bit_png(width: int, height: int) -> bytes:
     return buffer.getvalue()
 
 
-HEIC = b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + b"\x00" * 64
+def heic(size: tuple[int, int] = (60, 40), orientation: int = 1, colour: str = "crimson") -> bytes:
+    """An iPhone-style HEIC photo (HEVC in a HEIF box, brand `heic`) with camera EXIF, made with pillow-heif."""
+    exif = Image.Exif()
+    exif[EXIF_MAKE] = "SecretCam"
+    exif[EXIF_ORIENTATION] = orientation
+    return encoded(size, "HEIF", colour, exif=exif.tobytes())
+
+
+def heic_claiming(width: int, height: int) -> bytes:
+    """A real 64 x 64 HEIC whose `ispe` box claims a larger canvas (the pixels are not there)."""
+    data = encoded((64, 64), "HEIF")
+    at = data.index(b"ispe") + 8  # after the box type, version and flags
+    return data[:at] + struct.pack(">II", width, height) + data[at + 8 :]
+
+
+def with_brand(data: bytes, brand: bytes) -> bytes:
+    """The same file with another major brand in its `ftyp` box."""
+    assert data[4:8] == b"ftyp"
+    return data[:8] + brand + data[12:]
 
 
 def refused(files: list[UploadedFile]) -> ValidationError:
@@ -118,9 +135,31 @@ def test_a_tiny_8000_by_8000_image_is_refused_for_its_pixels_not_its_bytes() -> 
     assert refused([UploadedFile("flat.png", data)]).message == f"flat.png: {IMAGE_TOO_MANY_PIXELS}"
 
 
-def test_a_heic_photo_is_refused_with_a_way_out() -> None:
-    error = refused([UploadedFile("IMG_0001.HEIC", HEIC)])
-    assert error.message == f"IMG_0001.HEIC: {HEIC_NOT_SUPPORTED}"
+def test_an_iphone_heic_photo_is_accepted() -> None:
+    photo = UploadedFile("IMG_0001.HEIC", heic())
+    check_uploads([photo])
+    assert decode_upload(photo).size == (60, 40)
+
+
+@pytest.mark.parametrize("brand", [b"heic", b"heix", b"hevc", b"heim", b"heis", b"mif1", b"msf1"])
+def test_a_heif_file_is_recognised_by_its_ftyp_brand_not_its_name(brand: bytes) -> None:
+    assert decode_upload(UploadedFile("photo.jpg", with_brand(heic(), brand))).size == (60, 40)
+
+
+def test_a_text_file_named_heic_is_refused_by_its_content() -> None:
+    error = refused([UploadedFile("IMG_0001.HEIC", b"just some text, not a picture\n")])
+    assert error.message == f"IMG_0001.HEIC: {IMAGE_UNREADABLE}"
+
+
+def test_a_heic_whose_picture_data_is_cut_short_is_refused() -> None:
+    data = heic((128, 96))
+    assert refused([UploadedFile("cut.heic", data[:-40])]).message == f"cut.heic: {IMAGE_UNREADABLE}"
+
+
+@pytest.mark.parametrize(("width", "height"), [(8000, 8000), (20000, 20000)], ids=["over-our-cap", "over-pillows-cap"])
+def test_a_heic_claiming_too_many_pixels_is_refused_before_decoding(width: int, height: int) -> None:
+    error = refused([UploadedFile("bomb.heic", heic_claiming(width, height))])
+    assert error.message == f"bomb.heic: {IMAGE_TOO_MANY_PIXELS}"
 
 
 def test_more_than_ten_files_are_refused_and_ten_are_not() -> None:
@@ -184,6 +223,19 @@ def test_a_phone_photo_is_stored_upright(engine: Engine, tmp_path: Path) -> None
             session, [UploadedFile("side.jpg", jpeg_with_exif((60, 40), orientation=6))], tmp_path, tmp_path / "media", "events"
         )
     assert (image.prepared.width, image.prepared.height) == (40, 60)
+
+
+def test_a_heic_photo_is_stored_as_upright_webp_without_its_exif(engine: Engine, tmp_path: Path) -> None:
+    with Session(engine) as session:
+        (image,) = store_uploads(
+            session, [UploadedFile("IMG_0002.HEIC", heic((60, 40), orientation=6))], tmp_path, tmp_path / "media", "events"
+        )
+    assert image.url.endswith(".webp")
+    data = (tmp_path / image.url.removeprefix("/uploads/")).read_bytes()
+    assert data[:4] == b"RIFF" and data[8:12] == b"WEBP" and b"SecretCam" not in data
+    assert (image.prepared.width, image.prepared.height) == (40, 60)  # turned upright, as a JPEG is
+    with Image.open(tmp_path / "media" / rendition_name(image.prepared.digest, 40)) as rendition:
+        assert rendition.format == "WEBP" and rendition.size == (40, 60)
 
 
 def test_two_uploads_of_the_same_photo_get_different_names(engine: Engine, tmp_path: Path) -> None:

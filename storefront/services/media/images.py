@@ -3,7 +3,8 @@
 Every picture a shopper sees is a rendition made here: the source is checked by its content (not
 its name or type header), decoded once, and written as WebP at each width of `RENDITION_WIDTHS`
 up to its own width. A rendition's name holds the source's digest, so its URL never changes
-meaning and can be cached by browsers for a year.
+meaning and can be cached by browsers for a year. HEIC/HEIF files (iPhone photos) decode like JPEG:
+pillow-heif's opener is registered here, where every image that comes in is decoded.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import pillow_heif
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from storefront.services.platform.errors import ValidationError
@@ -31,13 +33,19 @@ MEDIA_URL = "/media"
 MAX_IMAGE_BYTES = 10 * 1024 * 1024
 #: Larger images are refused before decoding (a small file can declare a huge canvas).
 MAX_IMAGE_PIXELS = 40_000_000
-ACCEPTED_FORMATS = frozenset({"JPEG", "PNG", "GIF", "WEBP", "MPO"})
+#: "HEIF" is pillow-heif's name for HEIC and HEIF files, which it recognises by the brand in their
+#: `ftyp` box (heic, heix, heim, heis, hevc, mif1, msf1 and the like), never by a file name.
+ACCEPTED_FORMATS = frozenset({"JPEG", "PNG", "GIF", "WEBP", "MPO", "HEIF"})
 WEBP_QUALITY = 80
 #: Digest characters kept in a file name: 96 bits, far beyond any collision a shop could meet.
 DIGEST_LENGTH = 24
 CUTOUT_SUFFIX = ".cutout.png"
 
-IMAGE_UNREADABLE = "The file is not an image we can read. Use a JPEG, PNG, GIF or WebP image."
+# Only the primary picture of a HEIF file is ever shown: its thumbnails, depth maps and auxiliary
+# images are not read at all (less to parse in a file from a stranger).
+pillow_heif.register_heif_opener(thumbnails=False, depth_images=False, aux_images=False)
+
+IMAGE_UNREADABLE = "The file is not an image we can read. Use a JPEG, PNG, GIF, WebP or HEIC image."
 IMAGE_TOO_LARGE = "The image is larger than 10 MB."
 IMAGE_TOO_MANY_PIXELS = "The image is too large: it may have at most 40 million pixels."
 IMAGE_EMPTY = "The image file is empty."
@@ -131,7 +139,9 @@ def open_image(data: bytes) -> Image.Image:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
         raise ImageRejected(IMAGE_TOO_MANY_PIXELS) from None
-    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError):
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError, RuntimeError):
+        # RuntimeError: Pillow's AVIF reader opens any file with an `avif` brand and raises it
+        # when the rest is not AVIF.
         raise ImageRejected(IMAGE_UNREADABLE) from None
     image = ImageOps.exif_transpose(image)  # phone photos carry their rotation in EXIF
     has_alpha = image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info)

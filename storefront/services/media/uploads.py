@@ -1,5 +1,7 @@
 """Image uploads (event photos, try-on photos): checked by content, re-encoded, stored whole or not at all.
 
+JPEG, PNG, GIF, WebP and HEIC/HEIF (iPhone photos) are read (`services/media/images.py`).
+
 Every file of a request is checked before any is written, so a refused upload stores nothing. A
 stored file is the decoded image written again as WebP (no EXIF, GPS or other metadata survives)
 under a random name in `UPLOAD_DIR/<folder>/`, and its sized renditions go to the media folder
@@ -35,12 +37,6 @@ MAX_FILES_PER_REQUEST = 10
 UPLOADS_URL = "/uploads"
 TOO_MANY_FILES = f"You can upload at most {MAX_FILES_PER_REQUEST} images at a time."
 NO_FILES = "Choose at least one image to upload."
-HEIC_NOT_SUPPORTED = (
-    "HEIC photos cannot be read here yet. Save the photo as JPEG or PNG (most phones can share it "
-    "that way) and upload it again."
-)
-#: The ISO base media brands of HEIC/HEIF images (the `ftyp` box at the start of the file).
-_HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1", b"avif")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,19 +55,13 @@ class StoredImage:
     prepared: PreparedImage
 
 
-def _is_heif(data: bytes) -> bool:
-    return data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS
-
-
 def _named(filename: str, message: str) -> str:
     return f"{filename}: {message}" if filename else message
 
 
 def decode_upload(file: UploadedFile) -> Image.Image:
-    """The file decoded, or ValidationError naming it and saying why it is refused."""
-    if _is_heif(file.data):
-        message = _named(file.filename, HEIC_NOT_SUPPORTED)
-        raise ValidationError(message, {"images": message})
+    """The file decoded (a HEIC photo like any other), or ValidationError naming it and saying why
+    it is refused."""
     try:
         return open_image(file.data)
     except ImageRejected as rejected:

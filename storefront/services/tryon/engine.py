@@ -2,9 +2,9 @@
 
 An engine is synchronous (CPU or network work): callers run `generate` in a worker thread
 (`asyncio.to_thread`, a background event), never on the event loop. Inputs are the raw bytes of
-any image the upload checks accept (JPEG, PNG, GIF, WebP; checked by content, HEIC refused with a
-way out); the output is PNG or JPEG bytes of the same width and height as the person photo (as
-shown upright, after its EXIF rotation).
+any image the upload checks accept (JPEG, PNG, GIF, WebP, HEIC; checked by content); the output
+is PNG or JPEG bytes of the same width and height as the person photo (as shown upright, after its
+EXIF rotation).
 
 Engines raise only the typed errors below, so the page and the API can show their messages as
 they are: the photo's problems (`NoPersonFound`, `ShouldersNotVisible`, `UnsupportedImage`) are
