@@ -10,11 +10,13 @@ import pytest
 from playwright.sync_api import Page, expect
 from sqlalchemy import create_engine, text
 
+from storefront.services.printify.demo_catalogue import DEMO_SHOP_ID
+from storefront.state.admin.session import ADMIN_TOKEN_KEY
 from tests.e2e.admin import open_tab, sign_in
 from tests.e2e.browser import open_page
 from tests.e2e.conftest import StoreServer
 from tests.e2e.test_order_status import look_up
-from tests.ordering import order_payload, pick
+from tests.ordering import Pick, order_payload
 
 
 def _newest_shown(store: StoreServer, collection: str | None = None) -> dict:
@@ -146,19 +148,31 @@ def test_a_category_change_the_provider_refuses_is_put_back(admin: Page, ghost: 
     expect(select).to_have_text("swdnn")
 
 
+def _shown_test_product(page: Page, title: str) -> Pick:
+    """A tee of the test's own, created and published through the admin API (so archiving it
+    changes no product other tests count); its size M at the created price."""
+    token = (page.evaluate(f"() => localStorage.getItem('{ADMIN_TOKEN_KEY}')") or "").strip('"')
+    headers = {"x-admin-token": token}
+    products = f"/api/printify/shops/{DEMO_SHOP_ID}/products"
+    created = page.request.post(products, headers=headers, data={
+        "title": title, "description": "A tee made by the archive browser test.",
+        "blueprintId": 384, "printProviderId": 29, "price": "31.50",
+    })
+    assert created.status == 201, created.text()
+    product_id = created.json()["data"]["id"]
+    published = page.request.post(f"{products}/{product_id}/publish", headers=headers, data={})
+    assert published.ok, published.text()
+    return Pick(product_id, title, "M", 3150)
+
+
 def test_an_archived_product_leaves_the_store_and_its_order_still_opens(admin: Page, store: StoreServer) -> None:
-    engine = create_engine(store.db_url)
-    try:
-        tee = pick(engine, index=6)  # not the newest, which other tests edit
-    finally:
-        engine.dispose()
+    tee = _shown_test_product(admin, f"Archive Test Tee {uuid.uuid4().hex[:6]}")
     placed = httpx.post(
         f"{store.url}/api/printify/orders", json=order_payload((tee, 1)),
         headers={"Idempotency-Key": uuid.uuid4().hex}, timeout=30,
     )
     assert placed.status_code == 201, placed.text
     number = placed.json()["order"]["id"]
-
     row = _editor_row(admin, tee.name)
     row.get_by_role("button", name="Archive").click()
     dialog = admin.get_by_role("alertdialog")

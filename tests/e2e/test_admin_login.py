@@ -48,8 +48,18 @@ def test_a_wrong_password_shows_an_inline_alert(page: Page) -> None:
 
 
 def test_the_dashboard_without_a_session_goes_back_to_login(page: Page) -> None:
+    # Records whether any of the dashboard's frame was ever drawn on the way to the login page.
+    page.add_init_script("""
+        new MutationObserver(() => {
+            if (document.body && /Product Manager|Product Editor|Sync & Pricing/.test(document.body.innerText)) {
+                window.__dashboardShown = true;
+            }
+        }).observe(document, {childList: true, subtree: true, characterData: true});
+    """)
     page.goto("/admin/dashboard")
     expect(page).to_have_url(re.compile(r"/admin/login$"))
+    expect(page.get_by_role("button", name="Sign In")).to_be_visible()
+    assert page.evaluate("() => window.__dashboardShown === true") is False
     page.evaluate(f"() => localStorage.setItem('{TOKEN_KEY}', 'forged-token')")
     page.goto("/admin/dashboard")
     expect(page).to_have_url(re.compile(r"/admin/login$"))

@@ -5,11 +5,15 @@ from collections.abc import Callable
 import reflex as rx
 
 from storefront.components import styles
+from storefront.state.admin.session import AdminState
 
 
-def admin_layout(content: rx.Component) -> rx.Component:
+def admin_layout(content: rx.Component, *, guarded: bool = True) -> rx.Component:
+    """The admin frame; a `guarded` page draws nothing of itself until the server confirmed the session."""
     return rx.box(
-        content,
+        rx.cond(AdminState.session_checked, content, rx.center(rx.spinner(size="3"), min_height="100vh"))
+        if guarded
+        else content,
         width="100%",
         min_height="100vh",
         background=rx.color("gray", 2),

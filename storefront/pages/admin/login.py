@@ -57,7 +57,7 @@ def login_card() -> rx.Component:
 
 
 def login_screen() -> rx.Component:
-    return admin_layout(rx.center(login_card(), min_height="100vh", padding="1rem"))
+    return admin_layout(rx.center(login_card(), min_height="100vh", padding="1rem"), guarded=False)
 
 
 @rx.page(route="/admin/login", title="Admin Login", on_load=S.open_login)

@@ -64,6 +64,6 @@ class AdminLoginState(AdminState):
     async def logout(self):
         """Revoke the session on the server, forget the token, back to the login page."""
         token = self.admin_token
-        self.admin_token = ""
+        self.admin_token, self.session_checked = "", False
         await asyncio.to_thread(auth().logout, token)
         return [rx.toast(LOGGED_OUT_TITLE, description=LOGGED_OUT_TEXT), self._to_login()]

@@ -41,15 +41,20 @@ class AdminState(rx.State):
     """Base of every admin state: holds the token and verifies it on the server."""
 
     admin_token: str = rx.LocalStorage("", name=ADMIN_TOKEN_KEY, sync=True)
+    #: True once the server confirmed the session in this tab: admin pages draw nothing before,
+    #: so a visitor without one never sees the dashboard's frame on the way to the login page.
+    session_checked: bool = False
 
     async def _signed_in(self) -> SignedIn | None:
         """The verified session, or None (the token is then cleared). Call it first in every handler."""
         token = self.admin_token
         try:
-            return await asyncio.to_thread(auth().verify, token)
+            signed_in = await asyncio.to_thread(auth().verify, token)
         except UnauthorizedError:
-            self.admin_token = ""
+            self.admin_token, self.session_checked = "", False
             return None
+        self.session_checked = True
+        return signed_in
 
     @staticmethod
     def _to_login() -> rx.event.EventSpec:
