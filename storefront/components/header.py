@@ -18,6 +18,8 @@ NAV_HOVER_DELAY_MS = 200
 NAV_SKIP_DELAY_MS = 300
 NEW_ARRIVALS_PANEL_WIDTH = "800px"
 SEARCH_PLACEHOLDER = "Search products..."
+#: The hidden admin corner's stacking order within the header (the menu button sits above it).
+ADMIN_CORNER_LAYER = 70
 
 # The desktop links need the bar's full width (1200 px): below the lg breakpoint (1280 px) the
 # eight links and the brand do not fit on one line, so the menu toggle serves there instead.
@@ -210,7 +212,8 @@ def mobile_menu() -> rx.Component:
 
 
 def hidden_admin_corner() -> rx.Component:
-    """An invisible area in the top-right corner; five quick clicks open the admin login."""
+    """An invisible area in the top-right corner; five quick clicks open the admin login. Where the
+    menu button shows, it overlaps the corner and wins: the gesture keeps the strip above and beside it."""
     return rx.box(
         on_click=admin_gesture_click(),
         position="absolute",
@@ -218,7 +221,7 @@ def hidden_admin_corner() -> rx.Component:
         right="0",
         width="28px",
         height="28px",
-        z_index="70",
+        z_index=ADMIN_CORNER_LAYER,
         data_testid="admin-gesture",
         aria_hidden="true",
     )
@@ -240,6 +243,9 @@ def header() -> rx.Component:
                         color_scheme="gray",
                         aria_label="Menu",
                         data_testid="mobile-menu-toggle",
+                        # Above the hidden admin corner, which would otherwise take taps on its top-right.
+                        position="relative",
+                        z_index=ADMIN_CORNER_LAYER + 1,
                     ),
                     display=NARROW_ONLY,
                 ),
