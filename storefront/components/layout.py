@@ -28,10 +28,15 @@ def footer() -> rx.Component:
 
 
 def public_layout(content: rx.Component) -> rx.Component:
+    # A column at least as tall as the screen whose main part grows: a short page ends with its
+    # footer at the bottom of the screen, not above an empty band.
     return rx.box(
         header(),
-        rx.el.main(content, min_height="60vh"),
+        rx.el.main(content, flex_grow="1"),
         footer(),
+        display="flex",
+        flex_direction="column",
+        min_height=styles.SCREEN_HEIGHT,
         width="100%",
         background=rx.color("gray", 1),
         # Lets browser tests wait until the page is live (websocket connected, state loaded).

@@ -10,6 +10,9 @@ BORDER = f"1px solid {rx.color('gray', 5)}"
 
 CONTENT_WIDTH = "1200px"
 HEADER_HEIGHT = "4.5rem"
+# The visible screen: on a phone 100vh also counts the space under the browser's toolbars, so a
+# page that fills 100vh scrolls by their height.
+SCREEN_HEIGHT = "100dvh"
 
 content_box = {
     "width": "100%",

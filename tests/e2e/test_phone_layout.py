@@ -5,9 +5,14 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from tests.e2e.browser import open_page
+
+SHORT_PAGES = ["/order-status", "/no-such-page"]
+#: The fixtures of a phone (390x844, touch) and a desktop (1280x900) browser.
+SCREENS = ["phone_page", "page"]
 
 
 def _box(locator: Locator) -> dict[str, float]:
@@ -44,3 +49,29 @@ def test_five_quick_taps_on_the_hidden_corner_open_the_admin_login_on_a_phone(ph
     for _ in range(5):
         phone_page.touchscreen.tap(box["x"] + box["width"] - 4, box["y"] + 4)
     expect(phone_page).to_have_url(re.compile(r"/admin/login$"))
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+@pytest.mark.parametrize("path", SHORT_PAGES)
+def test_a_short_page_ends_with_its_footer_at_the_bottom_of_the_screen(
+    request: pytest.FixtureRequest, screen: str, path: str
+) -> None:
+    page: Page = request.getfixturevalue(screen)
+    viewport = page.viewport_size
+    open_page(page, path)
+    footer = page.locator("footer")
+    expect(footer).to_be_visible()
+    bottom = page.evaluate("el => el.getBoundingClientRect().bottom", footer.element_handle())
+    assert abs(bottom - viewport["height"]) <= 1, f"the footer ends at {bottom}, the screen at {viewport['height']}"
+    assert page.evaluate("() => document.documentElement.scrollHeight") <= viewport["height"]
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+def test_the_admin_login_fills_the_screen_without_scrolling(request: pytest.FixtureRequest, screen: str) -> None:
+    page: Page = request.getfixturevalue(screen)
+    viewport = page.viewport_size
+    open_page(page, "/admin/login")
+    frame = page.locator("[data-hydrated]")
+    bottom = page.evaluate("el => el.getBoundingClientRect().bottom", frame.element_handle())
+    assert abs(bottom - viewport["height"]) <= 1, f"the page ends at {bottom}, the screen at {viewport['height']}"
+    assert page.evaluate("() => document.documentElement.scrollHeight") <= viewport["height"]

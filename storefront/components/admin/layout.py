@@ -11,11 +11,11 @@ from storefront.state.admin.session import AdminState
 def admin_layout(content: rx.Component, *, guarded: bool = True) -> rx.Component:
     """The admin frame; a `guarded` page draws nothing of itself until the server confirmed the session."""
     return rx.box(
-        rx.cond(AdminState.session_checked, content, rx.center(rx.spinner(size="3"), min_height="100vh"))
+        rx.cond(AdminState.session_checked, content, rx.center(rx.spinner(size="3"), min_height=styles.SCREEN_HEIGHT))
         if guarded
         else content,
         width="100%",
-        min_height="100vh",
+        min_height=styles.SCREEN_HEIGHT,
         background=rx.color("gray", 2),
         data_hydrated=rx.State.is_hydrated,
     )

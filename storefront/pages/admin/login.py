@@ -2,6 +2,7 @@
 
 import reflex as rx
 
+from storefront.components import styles
 from storefront.components.admin.layout import admin_layout
 from storefront.state.admin.login import AdminLoginState as S
 
@@ -57,7 +58,7 @@ def login_card() -> rx.Component:
 
 
 def login_screen() -> rx.Component:
-    return admin_layout(rx.center(login_card(), min_height="100vh", padding="1rem"), guarded=False)
+    return admin_layout(rx.center(login_card(), min_height=styles.SCREEN_HEIGHT, padding="1rem"), guarded=False)
 
 
 @rx.page(route="/admin/login", title="Admin Login", on_load=S.open_login)
