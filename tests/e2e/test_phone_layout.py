@@ -8,8 +8,11 @@ import re
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
+from tests.e2e.admin import open_tab, sign_in
 from tests.e2e.browser import open_page
 
+DASHBOARD_TABS = ["Product Editor", "Categories", "Orders", "Events", "Sync & Pricing"]
+PRODUCTS_PAGE_TABS = ["Create Product", "Publish Product"]
 SHORT_PAGES = ["/order-status", "/no-such-page"]
 #: The fixtures of a phone (390x844, touch) and a desktop (1280x900) browser.
 SCREENS = ["phone_page", "page"]
@@ -27,6 +30,21 @@ def _owns_point(page: Page, locator: Locator, x: float, y: float) -> bool:
         "([el, x, y]) => { const hit = document.elementFromPoint(x, y); return !!hit && el.contains(hit); }",
         [locator.element_handle(), x, y],
     )
+
+
+def _expect_on_screen_and_opens(page: Page, tab: Locator) -> None:
+    """Once the page is scrolled down to it (the page only: a tab list that hides tabs in a
+    sideways scroll without a cue fails), the tab lies inside the screen, a tap there hits it, and
+    it opens."""
+    page.evaluate("el => window.scrollBy(0, el.getBoundingClientRect().top - 100)", tab.element_handle())
+    box = _box(tab)
+    width, height = page.viewport_size["width"], page.viewport_size["height"]
+    assert box["x"] >= 0 and box["x"] + box["width"] <= width, f"the tab sticks out sideways: {box}"
+    assert box["y"] >= 0 and box["y"] + box["height"] <= height, f"the tab is off screen: {box}"
+    centre = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    assert _owns_point(page, tab, *centre), "something else covers the tab"
+    page.touchscreen.tap(*centre)
+    expect(tab).to_have_attribute("aria-selected", "true")
 
 
 def test_the_menu_button_takes_taps_on_its_whole_box_on_a_phone(phone_page: Page) -> None:
@@ -49,6 +67,27 @@ def test_five_quick_taps_on_the_hidden_corner_open_the_admin_login_on_a_phone(ph
     for _ in range(5):
         phone_page.touchscreen.tap(box["x"] + box["width"] - 4, box["y"] + 4)
     expect(phone_page).to_have_url(re.compile(r"/admin/login$"))
+
+
+def test_every_dashboard_tab_is_on_screen_and_opens_on_a_phone(phone_page: Page) -> None:
+    sign_in(phone_page)
+    for name in reversed(DASHBOARD_TABS):
+        _expect_on_screen_and_opens(phone_page, phone_page.get_by_role("tab", name=name))
+
+
+def test_both_product_management_tabs_are_on_screen_and_open_on_a_phone(phone_page: Page) -> None:
+    sign_in(phone_page)
+    open_page(phone_page, "/admin/products")
+    for name in reversed(PRODUCTS_PAGE_TABS):
+        _expect_on_screen_and_opens(phone_page, phone_page.get_by_role("tab", name=name))
+
+
+def test_every_product_panel_tab_is_on_screen_and_opens_on_a_phone(phone_page: Page) -> None:
+    sign_in(phone_page)
+    open_tab(phone_page, "Sync & Pricing")
+    panel = phone_page.get_by_test_id("product-panel")
+    for name in ["Publishing", "Pricing", "Products"]:
+        _expect_on_screen_and_opens(phone_page, panel.get_by_role("tab", name=name))
 
 
 @pytest.mark.parametrize("screen", SCREENS)

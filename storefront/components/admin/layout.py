@@ -42,4 +42,10 @@ def section_card(*children: rx.Component, **props) -> rx.Component:
     return rx.card(*children, width="100%", size="3", **props)
 
 
+def tab_list(*triggers: rx.Component) -> rx.Component:
+    """A tab bar whose tabs wrap onto another line on a narrow screen: Radix's own scrolls sideways
+    with no scrollbar, so a phone showed no sign of the tabs past its edge."""
+    return rx.tabs.list(*triggers, flex_wrap="wrap")
+
+
 content_box = {**styles.content_box, "padding_y": "2rem"}

@@ -4,7 +4,7 @@ awaiting-payment filter, detail dialog with the order's history, Refund and Canc
 import reflex as rx
 
 from storefront.components import styles
-from storefront.components.admin.layout import section_card
+from storefront.components.admin.layout import section_card, tab_list
 from storefront.components.empty_state import empty_state
 from storefront.components.product_card import product_image
 from storefront.services.admin.admin_orders import VIEW_AWAITING, VIEW_PAID
@@ -418,7 +418,7 @@ def order_dialog() -> rx.Component:
                 OrdersState.detail_loading,
                 rx.center(rx.spinner(size="3"), padding_y="3rem"),
                 rx.tabs.root(
-                    rx.tabs.list(
+                    tab_list(
                         rx.tabs.trigger("Order Details", value="details"),
                         rx.tabs.trigger("Items", value="items"),
                         rx.tabs.trigger("Fulfillment", value="fulfillment"),

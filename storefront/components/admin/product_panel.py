@@ -3,7 +3,7 @@
 import reflex as rx
 
 from storefront.components import styles
-from storefront.components.admin.layout import section_card
+from storefront.components.admin.layout import section_card, tab_list
 from storefront.components.admin.shops import shop_buttons
 from storefront.state.admin.product_panel import PRICING_TAB, PRODUCTS_TAB, PUBLISHING_TAB, ProductPanelState
 from storefront.state.admin.product_views import VARIANT_PRICE_FIELD, ProductRow, VariantPrice
@@ -226,7 +226,7 @@ def product_panel() -> rx.Component:
     return section_card(
         rx.heading("Product Management", as_="h3", size="5"),
         rx.tabs.root(
-            rx.tabs.list(
+            tab_list(
                 rx.tabs.trigger("Products", value=PRODUCTS_TAB),
                 rx.tabs.trigger("Pricing", value=PRICING_TAB),
                 rx.tabs.trigger("Publishing", value=PUBLISHING_TAB),

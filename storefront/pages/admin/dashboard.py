@@ -4,7 +4,7 @@ import reflex as rx
 
 from storefront.components.admin.categories_tab import categories_tab
 from storefront.components.admin.events_tab import events_tab
-from storefront.components.admin.layout import admin_layout, content_box
+from storefront.components.admin.layout import admin_layout, content_box, tab_list
 from storefront.components.admin.orders_tab import orders_tab
 from storefront.components.admin.product_editor_tab import product_editor_tab
 from storefront.components.admin.sync_pricing_tab import sync_pricing_tab
@@ -51,8 +51,7 @@ def admin_dashboard() -> rx.Component:
         rx.vstack(
             dashboard_header(),
             rx.tabs.root(
-                # Scrolls sideways on a phone rather than hiding the last tabs.
-                rx.tabs.list(*[tab_trigger(*tab) for tab in TABS], overflow_x="auto", overflow_y="hidden"),
+                tab_list(*[tab_trigger(*tab) for tab in TABS]),
                 rx.tabs.content(product_editor_tab(), value="editor", padding_top="1.5rem"),
                 rx.tabs.content(categories_tab(), value="categories", padding_top="1.5rem"),
                 rx.tabs.content(orders_tab(), value="orders", padding_top="1.5rem"),

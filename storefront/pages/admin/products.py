@@ -3,7 +3,7 @@
 import reflex as rx
 
 from storefront.components import styles
-from storefront.components.admin.layout import admin_layout, content_box, section_card
+from storefront.components.admin.layout import admin_layout, content_box, section_card, tab_list
 from storefront.components.admin.shops import shop_buttons
 from storefront.state.admin.product_management import (
     CREATE_TAB,
@@ -136,7 +136,7 @@ def publish_form() -> rx.Component:
 
 def management_tabs() -> rx.Component:
     return rx.tabs.root(
-        rx.tabs.list(
+        tab_list(
             rx.tabs.trigger("Create Product", value=CREATE_TAB),
             rx.tabs.trigger("Publish Product", value=PUBLISH_TAB),
         ),
