@@ -114,3 +114,15 @@ def test_the_admin_login_fills_the_screen_without_scrolling(request: pytest.Fixt
     bottom = page.evaluate("el => el.getBoundingClientRect().bottom", frame.element_handle())
     assert abs(bottom - viewport["height"]) <= 1, f"the page ends at {bottom}, the screen at {viewport['height']}"
     assert page.evaluate("() => document.documentElement.scrollHeight") <= viewport["height"]
+
+
+def test_pressing_margins_brings_the_margins_card_into_view_on_a_phone(phone_page: Page) -> None:
+    sign_in(phone_page)
+    open_tab(phone_page, "Sync & Pricing")
+    row = phone_page.get_by_test_id("price-row").first
+    title = row.get_by_role("rowheader").inner_text()
+    row.get_by_role("button", name="Margins").click()
+    heading = phone_page.get_by_test_id("margins").get_by_role("heading")
+    expect(heading).to_have_text(f"Margins: {title}")
+    expect(heading).to_be_in_viewport()
+    expect(phone_page.get_by_test_id("margins").get_by_test_id("margin-row").first).to_be_visible()

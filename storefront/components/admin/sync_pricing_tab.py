@@ -7,7 +7,7 @@ from storefront.components.admin.layout import section_card
 from storefront.components.admin.product_panel import product_panel, status_badge
 from storefront.state.admin.shops import ShopsState
 from storefront.state.admin.product_views import MarginRow, ProductRow
-from storefront.state.admin.sync_pricing import SyncPricingState
+from storefront.state.admin.sync_pricing import MARGINS_CARD_ID, SyncPricingState
 
 S = SyncPricingState
 PRODUCTS_PAGE_ROUTE = "/admin/products"
@@ -205,6 +205,7 @@ def margins_card() -> rx.Component:
                     margin_top="1rem",
                 ),
             ),
+            id=MARGINS_CARD_ID,
             data_testid="margins",
         ),
     )

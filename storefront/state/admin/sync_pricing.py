@@ -29,6 +29,9 @@ from storefront.state.admin.shops import ShopsState
 
 PAGE_SIZE = 20
 
+#: The margins card's element id: show_margins scrolls the page to it.
+MARGINS_CARD_ID = "margins-card"
+
 
 class PriceConfirmation(TypedDict):
     """The Sync Price confirmation: which product, its new base price, and, once the service
@@ -80,6 +83,25 @@ def _sync_price(shop_id: str, product_id: str, price: object, below_cost_confirm
 def _margins(shop_id: str, product_id: str) -> list[MarginRow]:
     margins = product_margins.variant_margins(shared_provider(), product_forms.parse_shop_id(shop_id), product_id)
     return [to_margin_row(margin) for margin in margins]
+
+
+def scroll_into_view(element_id: str) -> rx.event.EventSpec:
+    """Scroll the page to an element (smoothly unless the user asked for less motion).
+
+    The element may arrive in the same state update as this script, before React has drawn it,
+    so the script looks for it again on each of the next frames (about a second's worth)."""
+    return rx.call_script(
+        f"""(() => {{
+  let frames = 0;
+  const scroll = () => {{
+    const element = document.getElementById({element_id!r});
+    const calm = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    if (element) element.scrollIntoView({{behavior: calm ? "auto" : "smooth", block: "start"}});
+    else if (frames++ < 60) requestAnimationFrame(scroll);
+  }};
+  scroll();
+}})()"""
+    )
 
 
 # --------------------------------------------------------------------------- the tab
@@ -279,20 +301,43 @@ class SyncPricingState(AdminState):
                 panel._show(updated)
             margins_shown = self.margins_id == product_id
         synced = rx.toast.success(PRICE_SYNCED, description=f"{updated.title}: {price_text(updated.price_cents)}")
-        return [synced, SyncPricingState.show_margins(product_id)] if margins_shown else synced
+        return [synced, SyncPricingState.refresh_margins(product_id)] if margins_shown else synced
 
     @rx.event(background=True)
     async def show_margins(self, product_id: str):
-        """Each variant's price, provider cost and margin for one product (costs come from the provider)."""
+        """Each variant's price, provider cost and margin for one product (costs come from the provider).
+
+        The card opens below the whole price list, out of sight on a phone, so the page scrolls to
+        it as soon as it shows, before its rows arrive."""
+        async with self:
+            if await self._signed_in() is None:
+                yield self._to_login()
+                return
+            row = next((r for r in self.rows if r["id"] == product_id), None)
+            if row is None:
+                return
+            self.margins_id, self.margins_title, self.margins_loading = product_id, row["title"], True
+        yield scroll_into_view(MARGINS_CARD_ID)
+        if (failed := await self._load_margins(row["shop_id"], product_id)) is not None:
+            yield failed
+
+    @rx.event(background=True)
+    async def refresh_margins(self, product_id: str):
+        """The shown product's margins again after its price changed; the page stays where it is."""
         async with self:
             if await self._signed_in() is None:
                 return self._to_login()
             row = next((r for r in self.rows if r["id"] == product_id), None)
-            if row is None:
+            if row is None or self.margins_id != product_id:
                 return None
-            self.margins_id, self.margins_title, self.margins_loading = product_id, row["title"], True
+            self.margins_loading = True
+        return await self._load_margins(row["shop_id"], product_id)
+
+    async def _load_margins(self, shop_id: str, product_id: str) -> rx.event.EventSpec | None:
+        """Fetch the margins off the state lock and show them, unless another product's were asked
+        for meanwhile; a failure closes the card and answers a toast."""
         try:
-            margins = await asyncio.to_thread(_margins, row["shop_id"], product_id)
+            margins = await asyncio.to_thread(_margins, shop_id, product_id)
         except Exception as error:
             log_unexpected(error, f"loading the margins of {product_id}")
             async with self:
