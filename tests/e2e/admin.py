@@ -1,6 +1,6 @@
 """Helpers for the admin browser tests (the test store runs with the default credentials)."""
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.e2e.browser import open_page
 
@@ -21,3 +21,18 @@ def sign_in(page: Page, username: str = ADMIN_USERNAME, password: str = ADMIN_PA
 def open_tab(page: Page, name: str) -> None:
     """Open a dashboard tab by its full label ('Orders', 'Sync & Pricing', ...)."""
     page.get_by_role("tab", name=name).click()
+
+
+def editor_row(page: Page, title: str, *, edit: bool = False) -> Locator:
+    """The Product Editor's one row found by searching `title` (opened for editing if asked)."""
+    open_page(page, "/admin/dashboard")
+    open_tab(page, "Product Editor")
+    search, rows = page.get_by_placeholder("Search products..."), page.get_by_test_id("editor-row")
+    # The tab keeps its last search: clear it first, so the one row below is this search's answer.
+    search.fill("")
+    expect(rows).not_to_have_count(1)
+    search.fill(title)
+    expect(rows).to_have_count(1)
+    if edit:
+        rows.first.get_by_role("button", name="Edit").click()
+    return rows.first

@@ -204,6 +204,15 @@ def page(browser: Browser, store_url: str) -> Iterator[Page]:
 
 
 @pytest.fixture
+def admin(page: Page) -> Iterator[Page]:
+    """The desktop page, signed in to the back office."""
+    from tests.e2e.admin import sign_in
+
+    sign_in(page)
+    yield page
+
+
+@pytest.fixture
 def phone_page(browser: Browser, store_url: str) -> Iterator[Page]:
     """A fresh browser context with a phone-sized viewport."""
     context = browser.new_context(base_url=store_url, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)

@@ -12,7 +12,7 @@ from sqlalchemy import create_engine, text
 
 from storefront.services.printify.demo_catalogue import DEMO_SHOP_ID
 from storefront.state.admin.session import ADMIN_TOKEN_KEY
-from tests.e2e.admin import open_tab, sign_in
+from tests.e2e.admin import editor_row, open_tab
 from tests.e2e.browser import open_page
 from tests.e2e.conftest import StoreServer
 from tests.e2e.test_order_status import look_up
@@ -35,23 +35,8 @@ def _newest_shown(store: StoreServer, collection: str | None = None) -> dict:
         engine.dispose()
 
 
-@pytest.fixture
-def admin(page: Page) -> Iterator[Page]:
-    sign_in(page)
-    yield page
-
-
-def _editor_row(page: Page, title: str):  # type: ignore[no-untyped-def]
-    open_page(page, "/admin/dashboard")
-    open_tab(page, "Product Editor")
-    page.get_by_placeholder("Search products...").fill(title)
-    rows = page.get_by_test_id("editor-row")
-    expect(rows).to_have_count(1)
-    return rows.first
-
-
 def _set_price(page: Page, title: str, price: str) -> None:
-    row = _editor_row(page, title)
+    row = editor_row(page, title)
     row.get_by_role("button", name="Edit").click()
     row.get_by_label("Price").fill(price)
     row.get_by_role("button", name="Save").click()
@@ -68,7 +53,7 @@ def test_a_price_edited_in_the_editor_shows_on_the_storefront(admin: Page, store
 
 def test_save_all_without_changes_says_so(admin: Page, store: StoreServer) -> None:
     product = _newest_shown(store)
-    row = _editor_row(admin, product["title"])
+    row = editor_row(admin, product["title"])
     row.get_by_role("button", name="Edit").click()
     admin.get_by_role("button", name="Save All Changes").click()
     expect(admin.get_by_text("No Changes", exact=True)).to_be_visible()
@@ -173,7 +158,7 @@ def test_an_archived_product_leaves_the_store_and_its_order_still_opens(admin: P
     )
     assert placed.status_code == 201, placed.text
     number = placed.json()["order"]["id"]
-    row = _editor_row(admin, tee.name)
+    row = editor_row(admin, tee.name)
     row.get_by_role("button", name="Archive").click()
     dialog = admin.get_by_role("alertdialog")
     expect(dialog).to_contain_text(f"Archive {tee.name}?")

@@ -3,13 +3,10 @@ editor's Save and by Sync Price, Sync Price asks first, and a price below cost a
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from playwright.sync_api import Page, expect
 from sqlalchemy import create_engine, text
 
-from tests.e2e.admin import open_tab, sign_in
+from tests.e2e.admin import editor_row, open_tab
 from tests.e2e.browser import open_page
 from tests.e2e.conftest import StoreServer
 
@@ -58,29 +55,10 @@ def _base(store: StoreServer, product_id: str) -> int:
     return rows[0]["price_cents"]
 
 
-@pytest.fixture
-def admin(page: Page) -> Iterator[Page]:
-    sign_in(page)
-    yield page
-
-
-def _editor_row(page: Page, title: str):  # type: ignore[no-untyped-def]
-    open_page(page, "/admin/dashboard")
-    open_tab(page, "Product Editor")
-    search, rows = page.get_by_placeholder("Search products..."), page.get_by_test_id("editor-row")
-    # The tab keeps its last search: clear it first, so the one row below is this search's answer.
-    search.fill("")
-    expect(rows).not_to_have_count(1)
-    search.fill(title)
-    expect(rows).to_have_count(1)
-    rows.first.get_by_role("button", name="Edit").click()
-    return rows.first
-
-
 def test_a_title_save_keeps_every_size_price_and_a_new_price_keeps_the_upcharges(admin: Page, store: StoreServer) -> None:
     product = _with_upcharges(store, 0)
     before, base = _prices(store, product["id"]), _base(store, product["id"])
-    row = _editor_row(admin, product["title"])
+    row = editor_row(admin, product["title"], edit=True)
     upcharges = sorted({p - base for p in before if p > base})
     note = "Base price; larger sizes keep their " + " / ".join(f"+${cents / 100:.2f}" for cents in upcharges)
     expect(row.get_by_test_id("price-note")).to_have_text(note)
@@ -92,7 +70,7 @@ def test_a_title_save_keeps_every_size_price_and_a_new_price_keeps_the_upcharges
     expect(row.get_by_role("button", name="Edit")).to_be_visible()
     assert _prices(store, product["id"]) == before
 
-    row = _editor_row(admin, renamed)
+    row = editor_row(admin, renamed, edit=True)
     row.get_by_label("Price").fill("40.00")
     row.get_by_role("button", name="Save").click()
     expect(row).to_contain_text("$40.00")
@@ -127,7 +105,7 @@ def test_sync_price_asks_first_naming_the_product_and_its_new_base_price(admin: 
 def test_a_price_below_cost_is_saved_only_after_staff_confirm_the_named_sizes(admin: Page, store: StoreServer) -> None:
     product = _with_upcharges(store, 2)
     before, base = _prices(store, product["id"]), _base(store, product["id"])
-    row = _editor_row(admin, product["title"])
+    row = editor_row(admin, product["title"], edit=True)
     row.get_by_label("Price").fill("5.00")
     row.get_by_role("button", name="Save").click()
     warning = row.get_by_test_id("below-cost")

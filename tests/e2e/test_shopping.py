@@ -39,17 +39,24 @@ def open_checkout(page: Page) -> None:
     expect(page.get_by_role("dialog", name="Complete Your Order")).to_be_visible()
 
 
+CONTACT_AND_ADDRESS = {
+    "Email": "ada@example.com",
+    "Full name": "Ada Lovelace",
+    "First name": "Ada",
+    "Last name": "Lovelace",
+    "Address": "1 Main Street",
+    "City": "Springfield",
+    "State": "IL",
+    "ZIP code": "62701",
+    "Country": "US",
+}
+CARD_LABELS = ("Card number", "Expiry date", "CVV", "Cardholder name")
+
+
 def fill_checkout(page: Page, card: str) -> None:
     dialog = page.get_by_role("dialog")
     values = {
-        "Email": "ada@example.com",
-        "Full name": "Ada Lovelace",
-        "First name": "Ada",
-        "Last name": "Lovelace",
-        "Address": "1 Main Street",
-        "City": "Springfield",
-        "State": "IL",
-        "ZIP code": "62701",
+        **{label: value for label, value in CONTACT_AND_ADDRESS.items() if label != "Country"},
         "Card number": card,
         "Expiry date": "12/39",
         "CVV": "123",
@@ -254,20 +261,6 @@ def test_a_declined_shopper_fixes_the_card_and_pays_in_the_same_dialog(page: Pag
     expect(badge_count(page)).to_have_count(0)
     order = _order_row(store, paid["order"]["id"])
     assert (order["address1"], order["payment_status"], order["item_sizes"]) == ("2 Main Street", "paid", ["L"])
-
-
-CONTACT_AND_ADDRESS = {
-    "Email": "ada@example.com",
-    "Full name": "Ada Lovelace",
-    "First name": "Ada",
-    "Last name": "Lovelace",
-    "Address": "1 Main Street",
-    "City": "Springfield",
-    "State": "IL",
-    "ZIP code": "62701",
-    "Country": "US",
-}
-CARD_LABELS = ("Card number", "Expiry date", "CVV", "Cardholder name")
 
 
 def close_and_reopen_checkout(page: Page) -> None:

@@ -110,10 +110,20 @@ def set_visibility(session: Session, product_id: str, active: object) -> AdminPr
     """Show or hide a product on the storefront (the cache only: the provider has no such flag)."""
     if not isinstance(active, bool):
         raise ValidationError(INVALID_VISIBILITY, {"isActive": INVALID_VISIBILITY})
+    return _save_locally(session, _cached_product(session, product_id), is_active=active)
+
+
+def _cached_product(session: Session, product_id: str) -> CatalogProduct:
     product = session.get(CatalogProduct, parse_product_id(product_id))
     if product is None:
         raise NotFoundError(PRODUCT_NOT_FOUND)
-    product.is_active = active
+    return product
+
+
+def _save_locally(session: Session, product: CatalogProduct, **fields: Any) -> AdminProductRow:
+    """Set fields the provider has no part in (visibility, archive) and commit."""
+    for name, value in fields.items():
+        setattr(product, name, value)
     session.add(product)
     session.commit()
     return get_product_row(session, product.id)
@@ -309,29 +319,18 @@ def archive_product(
     """Take a product out of the store and of the back office's lists for good; its cached row
     stays for the orders that name it. The provider product is left alone unless
     `delete_at_provider` (deleted there first; one already gone there is fine)."""
-    product = session.get(CatalogProduct, parse_product_id(product_id))
-    if product is None:
-        raise NotFoundError(PRODUCT_NOT_FOUND)
+    product = _cached_product(session, product_id)
     if delete_at_provider:
         try:
             provider.delete_product(shop_id, product.id)
         except ProviderNotFound:
             pass
-    product.is_active, product.archived_at = False, utcnow()
-    session.add(product)
-    session.commit()
-    return get_product_row(session, product.id)
+    return _save_locally(session, product, is_active=False, archived_at=utcnow())
 
 
 def restore_product(session: Session, product_id: str) -> AdminProductRow:
     """Back in the back office's lists, still hidden from the store until staff show it."""
-    product = session.get(CatalogProduct, parse_product_id(product_id))
-    if product is None:
-        raise NotFoundError(PRODUCT_NOT_FOUND)
-    product.archived_at = None
-    session.add(product)
-    session.commit()
-    return get_product_row(session, product.id)
+    return _save_locally(session, _cached_product(session, product_id), archived_at=None)
 
 
 def refresh_product(session: Session, provider: PrintProvider, shop_id: int, product_id: str) -> AdminProductRow:

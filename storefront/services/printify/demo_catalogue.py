@@ -212,6 +212,18 @@ def options(colours: Sequence[str], sizes: Sequence[str]) -> list[dict]:
     ]
 
 
+def product_flags() -> dict[str, Any]:
+    """The fields every demo product carries unchanged (contract: a product's print and shipping flags)."""
+    return {
+        "print_details": {"print_on_side": "off"},
+        "sales_channel_properties": [],
+        "is_printify_express_eligible": False,
+        "is_printify_express_enabled": False,
+        "is_economy_shipping_eligible": False,
+        "is_economy_shipping_enabled": False,
+    }
+
+
 def _build_product(
     collection: Collection,
     template: _Template,
@@ -318,12 +330,7 @@ def _build_product(
                 "background": "#ffffff",
             }
         ],
-        "print_details": {"print_on_side": "off"},
-        "sales_channel_properties": [],
-        "is_printify_express_eligible": False,
-        "is_printify_express_enabled": False,
-        "is_economy_shipping_eligible": False,
-        "is_economy_shipping_enabled": False,
+        **product_flags(),
     }
     return product, renders
 

@@ -22,6 +22,7 @@ from storefront.services.printify.demo_catalogue import (
     format_timestamp,
     mockup_image,
     options,
+    product_flags,
     variant_cost,
 )
 from storefront.services.printify.provider import validation_error
@@ -182,12 +183,7 @@ def created_product(
         "shop_id": DEMO_SHOP_ID,
         "print_provider_id": print_provider_id,
         "print_areas": copy.deepcopy(print_areas),
-        "print_details": {"print_on_side": "off"},
-        "sales_channel_properties": [],
-        "is_printify_express_eligible": False,
-        "is_printify_express_enabled": False,
-        "is_economy_shipping_eligible": False,
-        "is_economy_shipping_enabled": False,
+        **product_flags(),
     }
     return product, renders
 
