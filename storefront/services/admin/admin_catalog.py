@@ -61,14 +61,11 @@ FAILED_TO_PUBLISH_OR_UNPUBLISH = "Failed to publish/unpublish product"
 FAILED_TO_SYNC_PRICE_WITH_PRINTIFY = "Failed to sync price with Printify"
 FAILED_TO_SYNC_PRODUCT_PRICE = "Failed to sync product price"
 
-# --------------------------------------------------------------------------- our own texts (archive)
+# --------------------------------------------------------------------------- our own texts
 
 FAILED_TO_ARCHIVE_PRODUCT = "Failed to archive product"
 PRODUCT_ARCHIVED = "Product Archived"
 PRODUCT_RESTORED = "Product Restored"
-
-# --------------------------------------------------------------------------- our own texts
-
 INVALID_VISIBILITY = "Visibility must be true or false"
 UNKNOWN_VARIANT = "Unknown variant"
 CATALOGUE_NOT_UPDATED = (
