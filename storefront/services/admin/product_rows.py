@@ -12,6 +12,7 @@ from sqlmodel import Session, col, select
 
 from storefront.collections import COLLECTIONS
 from storefront.models import CatalogProduct, CatalogVariant
+from storefront.services.admin.base_price import upcharge_note
 from storefront.services.admin.product_forms import category_key, parse_product_id, whole_number
 from storefront.services.catalog.catalog import PRODUCT_NOT_FOUND, listing_price, plain_text
 from storefront.services.catalog.text_search import contains_text
@@ -62,6 +63,11 @@ class AdminProductRow:
     variants: tuple[VariantRow, ...]
     #: Archived by staff: out of the store and of the lists (but `archived=True`).
     archived: bool = False
+
+    @property
+    def price_note(self) -> str:
+        """What a new price means for the sizes (base_price.upcharge_note of the sold variants)."""
+        return upcharge_note((v.price_cents, v.enabled) for v in self.variants)
 
 
 @dataclass(frozen=True, slots=True)

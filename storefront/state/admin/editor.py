@@ -8,14 +8,12 @@ from typing import TypedDict
 
 import reflex as rx
 
-from storefront.config import get_settings
 from storefront.db import session_scope
 from storefront.services.admin import admin_catalog, admin_editor, base_price, product_forms, product_rows
 from storefront.services.platform.errors import ServiceError
-from storefront.state.admin.catalog_calls import failure_text
+from storefront.state.admin.catalog_calls import failure_text, log_unexpected, with_session
 from storefront.state.admin.session import AdminState
 from storefront.state.admin.shops import current_shop
-from storefront.wiring import shared_print_provider
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +57,7 @@ def to_editor_row(row: product_rows.AdminProductRow) -> EditorRow:
         status=row.status,
         editing=False,
         error="",
-        price_note=base_price.upcharge_note((v.price_cents, v.enabled) for v in row.variants),
+        price_note=row.price_note,
         below_cost="",
         **values,  # type: ignore[typeddict-item]
         **{f"original_{k}": v for k, v in values.items()},  # type: ignore[typeddict-item]
@@ -74,32 +72,22 @@ def _page(shop_id: str, query: str, offset: int, archived: bool) -> product_rows
         )
 
 
-def _archive(shop_id: str, product_id: str, delete_at_provider: bool) -> product_rows.AdminProductRow:
-    with session_scope() as session:
-        return admin_catalog.archive_product(
-            session, shared_print_provider(get_settings()), product_forms.parse_shop_id(shop_id), product_id,
-            delete_at_provider=delete_at_provider,
-        )
-
-
 def _restore(product_id: str) -> product_rows.AdminProductRow:
     with session_scope() as session:
         return admin_catalog.restore_product(session, product_id)
 
 
 def _save(shop_id: str, row: EditorRow, below_cost_confirmed: bool = False) -> product_rows.AdminProductRow:
-    with session_scope() as session:
-        return admin_catalog.update_product(
-            session,
-            shared_print_provider(get_settings()),
-            product_forms.parse_shop_id(shop_id),
-            row["id"],
-            title=row["title"],
-            description=row["description"],
-            price=row["price"],
-            category=row["category"],
-            below_cost_confirmed=below_cost_confirmed,
-        )
+    return with_session(
+        admin_catalog.update_product,
+        product_forms.parse_shop_id(shop_id),
+        row["id"],
+        title=row["title"],
+        description=row["description"],
+        price=row["price"],
+        category=row["category"],
+        below_cost_confirmed=below_cost_confirmed,
+    )
 
 
 class ProductEditorState(AdminState):
@@ -168,6 +156,11 @@ class ProductEditorState(AdminState):
                 self.rows[index] = {**row, **values}  # type: ignore[typeddict-item]
                 return self.rows[index]
         return None
+
+    def _drop_row(self, product_id: str) -> None:
+        """A product that left this list (archived, or restored out of the archived ones)."""
+        self.rows = [r for r in self.rows if r["id"] != product_id]
+        self.total = max(0, self.total - 1)
 
     @rx.event
     async def start_edit(self, product_id: str):
@@ -321,18 +314,19 @@ class ProductEditorState(AdminState):
             self.saving = True
         shop_id = await current_shop(self)
         try:
-            row = await asyncio.to_thread(_archive, shop_id, product_id, delete_at_provider)
+            row = await asyncio.to_thread(
+                with_session, admin_catalog.archive_product, product_forms.parse_shop_id(shop_id), product_id,
+                delete_at_provider=delete_at_provider,
+            )
         except Exception as error:  # noqa: BLE001 - the provider or database may fail; the toast says so
-            if not isinstance(error, ServiceError):
-                log.exception("archiving product %s failed", product_id)
+            log_unexpected(error, f"archiving {product_id}")
             async with self:
                 self.saving, self.archive_id = False, ""
             yield rx.toast.error(admin_catalog.FAILED_TO_ARCHIVE_PRODUCT, description=failure_text(error, ""))
             return
         async with self:
             self.saving, self.archive_id = False, ""
-            self.rows = [r for r in self.rows if r["id"] != product_id]
-            self.total = max(0, self.total - 1)
+            self._drop_row(product_id)
         yield rx.toast.success(admin_catalog.PRODUCT_ARCHIVED, description=row.title)
 
     @rx.event(background=True)
@@ -344,11 +338,9 @@ class ProductEditorState(AdminState):
         try:
             row = await asyncio.to_thread(_restore, product_id)
         except Exception as error:  # noqa: BLE001 - reported in the toast
-            if not isinstance(error, ServiceError):
-                log.exception("restoring product %s failed", product_id)
+            log_unexpected(error, f"restoring {product_id}")
             yield rx.toast.error(admin_editor.UPDATE_FAILED, description=failure_text(error, admin_editor.UPDATE_FAILED_TEXT))
             return
         async with self:
-            self.rows = [r for r in self.rows if r["id"] != product_id]
-            self.total = max(0, self.total - 1)
+            self._drop_row(product_id)
         yield rx.toast.success(admin_catalog.PRODUCT_RESTORED, description=row.title)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
-from storefront.services.admin import base_price, product_rows
+from storefront.services.admin import product_rows
 from storefront.services.admin.product_margins import VariantMargin
 from storefront.services.admin.product_rows import AdminProductRow, VariantRow
 from storefront.services.platform.money import format_usd
@@ -95,7 +95,7 @@ def to_row(row: AdminProductRow) -> ProductRow:
         price=price_text(row.price_cents),
         price_value=product_rows.dollars(row.price_cents) or "",
         variant_count=str(len(row.variants)),
-        price_note=base_price.upcharge_note((v.price_cents, v.enabled) for v in row.variants),
+        price_note=row.price_note,
     )
 
 
