@@ -246,7 +246,10 @@ class ProductEditorState(AdminState):
                 self.saving = False
         if saved:
             yield rx.toast.success(admin_editor.PRODUCT_UPDATED, description=row["title"])
-        else:
+            return
+        async with self:
+            asking = any(r["id"] == product_id and r["below_cost"] for r in self.rows)
+        if not asking:  # a price below cost is asked about at the row itself, not in a toast
             yield rx.toast.error(admin_editor.UPDATE_FAILED, description=failures[0])
 
     @rx.event(background=True)
