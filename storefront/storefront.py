@@ -29,6 +29,7 @@ from storefront.pages.admin import dashboard, login, products as admin_products 
 from storefront.served_routes import served_routes
 from storefront.upload_limit import upload_limit
 from storefront.services.admin.auth import DEFAULT_PASSWORD_WARNING
+from storefront.services.platform import log_redaction
 from storefront.services.platform.background import Worker, start_worker
 from storefront.services.media.catalog_images import IDLE_SECONDS
 from storefront.services.platform.job_leases import JobLeases, one_at_a_time
@@ -38,6 +39,8 @@ from storefront.services.orders.order_tracking import TRACKING_JOB, OrderTracker
 from storefront.services.catalog.store_catalogue import SYNC_JOB, start_catalogue_sync
 from storefront.services.events.upload_sweep import SWEEP_JOB, start_upload_sweep
 
+# Before anything logs: no token, card field or address reaches the log (Reflex logs failing events whole).
+log_redaction.install()
 settings = get_settings()
 api = create_api(settings)
 DEMO_PROVIDER_WORKERS_WARNING = (

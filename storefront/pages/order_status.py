@@ -136,7 +136,7 @@ def load_failed() -> rx.Component:
     return rx.callout(
         rx.hstack(
             rx.text("We couldn't load your order right now. Please try again."),
-            rx.button("Try again", size="1", variant="outline", on_click=S.load_remembered),
+            rx.button("Try again", size="1", variant="outline", on_click=S.open_page),
             align="center",
             spacing="3",
             wrap="wrap",
@@ -197,7 +197,7 @@ def lookup_form() -> rx.Component:
     )
 
 
-@public_page(route="/order-status", title="Order Status", on_load=S.load_remembered)
+@public_page(route="/order-status", title="Order Status", on_load=S.open_page)
 def order_status_page() -> rx.Component:
     return rx.vstack(
         rx.heading("Order status", as_="h1", size="8"),

@@ -5,6 +5,10 @@ whose values the browser sends straight to the payment API (storefront/api); wit
 card is typed into Stripe's Payment Element and goes from the browser to Stripe only, and the
 order is paid once the server has asked Stripe (services/orders/intent_payments.py). So card numbers
 and CVVs never reach Reflex state, which lives on the server and, with several workers, in Redis.
+
+Nor does the placed order's access token: it goes to the page at once and is kept in the tab's
+session storage; the scripts hand it back with the events that need it (a retry, Stripe's
+confirmation), and a paid order moves it to local storage for /order-status.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from storefront.services.orders.intent_payments import Handoff
 from storefront.services.payments.gateway import CARD_FIELDS
 from storefront.services.orders.statuses import PaymentStatus
 from storefront.state.cart import CartState
-from storefront.state.order_status import OrderStatusState, remembered_order
+from storefront.state.order_status import remember_order_script
 
 log = logging.getLogger(__name__)
 
@@ -45,26 +49,48 @@ _READ_CARD = (
     "const cardData = {%s};" % ", ".join(f"{key}: v('{key}')" for key in CARD_FIELDS)
 )
 
+#: Where the tab keeps the token of the order its checkout dialog placed (session storage).
+ORDER_TOKEN_KEY = "checkout-order-token"
+_KEPT_TOKEN = f"(window.sessionStorage.getItem({json.dumps(ORDER_TOKEN_KEY)}) || '')"
+FORGET_ORDER_TOKEN_SCRIPT = f"window.sessionStorage.removeItem({json.dumps(ORDER_TOKEN_KEY)})"
+
+
+def _keep_token(access_token: str) -> str:
+    """The statement that keeps a newly issued order token in the tab ('' when none was issued)."""
+    if not access_token:
+        return ""
+    return f"window.sessionStorage.setItem({json.dumps(ORDER_TOKEN_KEY)}, {json.dumps(access_token)});"
+
+
+def _kept_token(result: dict[str, Any]) -> str:
+    """The order token a script handed back with its result ('' for none)."""
+    token = result.get("orderToken")
+    return token if isinstance(token, str) else ""
+
+
 # Asks the server to check the card fields' rules without charging or keeping anything.
 CARD_CHECK_SCRIPT = f"""
 (async () => {{
   {_READ_CARD}
+  const orderToken = {_KEPT_TOKEN};
   try {{
     const r = await fetch('/api/payments/validate-card', {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, body: JSON.stringify({{cardData}})}});
     const body = await r.json();
-    return {{ok: r.ok, fieldErrors: body.fieldErrors || {{}}, error: body.error || ''}};
-  }} catch (e) {{ return {{ok: false, fieldErrors: {{}}}}; }}
+    return {{ok: r.ok, fieldErrors: body.fieldErrors || {{}}, error: body.error || '', orderToken}};
+  }} catch (e) {{ return {{ok: false, fieldErrors: {{}}, orderToken}}; }}
 }})()
 """
 
 
-def payment_script(order_number: str, access_token: str, payment_id: str) -> str:
-    """Posts the card fields straight from the page to the payment API; returns the response."""
+def payment_script(order_number: str, new_token: str, payment_id: str) -> str:
+    """Posts the card fields straight from the page to the payment API, with the order's token as
+    the tab keeps it (after keeping `new_token` when the order was just placed); returns the response."""
     return f"""
 (async () => {{
+  {_keep_token(new_token)}
   {_READ_CARD}
   const body = {{paymentId: {json.dumps(payment_id)}, shopId: 'storefront', paymentMethod: 'card', cardData}};
-  const headers = {{'Content-Type': 'application/json', 'Idempotency-Key': {json.dumps(payment_id)}, 'X-Order-Token': {json.dumps(access_token)}}};
+  const headers = {{'Content-Type': 'application/json', 'Idempotency-Key': {json.dumps(payment_id)}, 'X-Order-Token': {_KEPT_TOKEN}}};
   try {{
     const r = await fetch('/api/printify/orders/' + encodeURIComponent({json.dumps(order_number)}) + '/process-payment', {{method: 'POST', headers, body: JSON.stringify(body)}});
     let data = {{}};
@@ -114,32 +140,34 @@ def stripe_mount_script(publishable_key: str, js_url: str, amount_cents: int) ->
 
 
 # Checks the Payment Element's fields in the browser (Stripe's own messages) before the order is placed.
-STRIPE_SUBMIT_SCRIPT = """
-(async () => {
-  const elements = window.__storefrontElements;
-  if (!elements) return {ok: false, error: ''};
-  try {
+STRIPE_SUBMIT_SCRIPT = f"""
+(async () => {{
+  const elements = window.__storefrontElements, orderToken = {_KEPT_TOKEN};
+  if (!elements) return {{ok: false, error: '', orderToken}};
+  try {{
     const result = await elements.submit();
-    return result && result.error ? {ok: false, error: result.error.message || ''} : {ok: true};
-  } catch (e) { return {ok: false, error: ''}; }
-})()
+    return result && result.error ? {{ok: false, error: result.error.message || '', orderToken}} : {{ok: true, orderToken}};
+  }} catch (e) {{ return {{ok: false, error: '', orderToken}}; }}
+}})()
 """
 
 
-def stripe_confirm_script(client_secret: str) -> str:
-    """Confirms the order's PaymentIntent with Stripe from the page; the card goes to Stripe only."""
+def stripe_confirm_script(client_secret: str, new_token: str = "") -> str:
+    """Confirms the order's PaymentIntent with Stripe from the page; the card goes to Stripe only.
+    Hands back the order's token as the tab keeps it (after keeping `new_token`)."""
     return f"""
 (async () => {{
-  const stripe = window.__storefrontStripe, elements = window.__storefrontElements;
-  if (!stripe || !elements) return {{ok: false, error: ''}};
+  {_keep_token(new_token)}
+  const stripe = window.__storefrontStripe, elements = window.__storefrontElements, orderToken = {_KEPT_TOKEN};
+  if (!stripe || !elements) return {{ok: false, error: '', orderToken}};
   try {{
     const result = await stripe.confirmPayment({{
       elements, clientSecret: {json.dumps(client_secret)},
       confirmParams: {{return_url: window.location.origin + '/order-status'}}, redirect: 'if_required',
     }});
-    if (result.error) return {{ok: false, error: result.error.message || '', type: result.error.type || ''}};
-    return {{ok: true, status: (result.paymentIntent && result.paymentIntent.status) || ''}};
-  }} catch (e) {{ return {{ok: false, error: ''}}; }}
+    if (result.error) return {{ok: false, error: result.error.message || '', type: result.error.type || '', orderToken}};
+    return {{ok: true, status: (result.paymentIntent && result.paymentIntent.status) || '', orderToken}};
+  }} catch (e) {{ return {{ok: false, error: '', orderToken}}; }}
 }})()
 """
 
@@ -167,6 +195,15 @@ def _place_order(payload: dict[str, Any], idempotency_key: str, access_token: st
         return checkout.place_order(session, payload, idempotency_key, access_token or None)
 
 
+def _new_token(placed: checkout.PlacedOrder, result: dict[str, Any]) -> str:
+    """The token the page must keep after placing: a new order's ('' when the page already has it)."""
+    return placed.access_token if placed.access_token and placed.access_token != _kept_token(result) else ""
+
+
+def _as_list(events: Any) -> list[Any]:
+    return events if isinstance(events, list) else [events]
+
+
 class CheckoutState(rx.State):
     """The checkout dialog: open/closed, submitting, and the message shown at each field."""
 
@@ -181,10 +218,9 @@ class CheckoutState(rx.State):
     typed_fields: dict[str, str] = {}
     _payload: dict[str, Any] = {}
     _idempotency_key: str = ""
-    # The order this dialog placed and the token that opens it: a retry after a decline pays
-    # (or amends) that order instead of placing another.
+    # The order this dialog placed: a retry after a decline pays (or amends) that order instead
+    # of placing another. The token that opens it is kept by the page, never here.
     _order_number: str = ""
-    _access_token: str = ""
 
     @rx.var
     def uses_stripe(self) -> bool:
@@ -207,20 +243,23 @@ class CheckoutState(rx.State):
         if opening:
             # One key per checkout attempt: double submits and retries reuse the same order.
             self._idempotency_key = uuid.uuid4().hex
-            self._order_number, self._access_token = "", ""
+            self._order_number = ""
             self.field_errors = {}
         if not self.submitting:
             self.dialog_open = value
         settings = get_settings()
         self.payment_provider = "stripe" if settings.uses_stripe else "test"
-        if opening and settings.uses_stripe:
+        if not opening:
+            return None
+        events = [rx.call_script(FORGET_ORDER_TOKEN_SCRIPT)]
+        if settings.uses_stripe:
             lines = (await self.get_state(CartState))._lines()
             total = cart.cart_totals([line for line in lines if line.source == cart.SOURCE_OURS]).total_cents
-            return rx.call_script(
+            events.append(rx.call_script(
                 stripe_mount_script(settings.stripe_publishable_key, settings.stripe_js_url, max(total, 1)),
                 callback=CheckoutState.payment_form_ready,
-            )
-        return None
+            ))
+        return events
 
     @rx.event
     def payment_form_ready(self, result: dict[str, Any]):
@@ -259,10 +298,11 @@ class CheckoutState(rx.State):
             return rx.call_script(STRIPE_SUBMIT_SCRIPT, callback=CheckoutState.stripe_checked)
         return rx.call_script(CARD_CHECK_SCRIPT, callback=CheckoutState.card_checked)
 
-    async def _placed(self) -> Any:
-        """Place (or amend) this dialog's order; True, or the toast that says why not."""
+    async def _placed(self, kept_token: str) -> Any:
+        """Place (or amend) this dialog's order, with the token the page kept for it; the placed
+        order, or the toast that says why not."""
         try:
-            placed = await asyncio.to_thread(_place_order, self._payload, self._idempotency_key, self._access_token)
+            placed = await asyncio.to_thread(_place_order, self._payload, self._idempotency_key, kept_token)
         except ServiceError as error:
             self.submitting = False
             if isinstance(error, ValidationError) and error.field_errors:
@@ -272,8 +312,8 @@ class CheckoutState(rx.State):
             log.exception("order creation failed")
             self.submitting = False
             return rx.toast.error(CHECKOUT_FAILED, description=GENERIC_FAILURE)
-        self._order_number, self._access_token = placed.order.number, placed.access_token
-        return True
+        self._order_number = placed.order.number
+        return placed
 
     @rx.event
     async def stripe_checked(self, result: dict[str, Any]):
@@ -282,9 +322,10 @@ class CheckoutState(rx.State):
         if not result.get("ok"):
             self.submitting = False
             return rx.toast.error(CHECKOUT_FAILED, description=result.get("error") or PAYMENT_FORM_NOT_READY)
-        placed = await self._placed()
-        if placed is not True:
+        placed = await self._placed(_kept_token(result))
+        if not isinstance(placed, checkout.PlacedOrder):
             return placed
+        new_token = _new_token(placed, result)
         try:
             handoff = await asyncio.to_thread(_stripe_handoff, self._order_number)
         except ServiceError as error:
@@ -295,9 +336,13 @@ class CheckoutState(rx.State):
             self.submitting = False
             return rx.toast.error(CHECKOUT_FAILED, description=GENERIC_FAILURE)
         if handoff is None:  # not payable any more: paid by a retry whose answer was lost, or cancelled
-            return await self.stripe_confirmed({"ok": True})
+            confirmed = await self.stripe_confirmed({"ok": True, "orderToken": new_token or _kept_token(result)})
+            keep = rx.call_script(_keep_token(new_token)) if new_token else None
+            return [event for event in [keep, *_as_list(confirmed)] if event is not None]
         # The client secret goes to this page's script only: it is never kept in the state.
-        return rx.call_script(stripe_confirm_script(handoff.client_secret), callback=CheckoutState.stripe_confirmed)
+        return rx.call_script(
+            stripe_confirm_script(handoff.client_secret, new_token), callback=CheckoutState.stripe_confirmed
+        )
 
     @rx.event
     async def stripe_confirmed(self, result: dict[str, Any]):
@@ -307,7 +352,7 @@ class CheckoutState(rx.State):
             self.submitting = False
             return rx.toast.error(CHECKOUT_FAILED, description=result.get("error") or GENERIC_FAILURE)
         try:
-            status = await asyncio.to_thread(_stripe_confirm, self._order_number, self._access_token)
+            status = await asyncio.to_thread(_stripe_confirm, self._order_number, _kept_token(result))
         except ServiceError as error:
             self.submitting = False
             return rx.toast.error(CHECKOUT_FAILED, description=error.message)
@@ -319,28 +364,27 @@ class CheckoutState(rx.State):
             return await self._finish_paid()
         # Stripe has not said 'succeeded' yet (a bank transfer, a slow card): its webhook will.
         number = self._order_number
-        cart_updated = await self._close_for(number)
-        processing = rx.toast.info(PAYMENT_PROCESSING, description=PAYMENT_PROCESSING_TEXT.format(number=number))
-        return [event for event in (cart_updated, processing) if event is not None]
+        closed = await self._close_for(number)
+        return [*closed, rx.toast.info(PAYMENT_PROCESSING, description=PAYMENT_PROCESSING_TEXT.format(number=number))]
 
-    async def _close_for(self, number: str) -> rx.event.EventSpec | None:
-        """Close the dialog on a placed order: the browser remembers it and the cart lets its lines
-        go; returns the cart's cart-updated event."""
+    async def _close_for(self, number: str) -> list[rx.event.EventSpec]:
+        """Close the dialog on a placed order: the browser remembers it (with the token the tab
+        kept) and the cart lets its lines go; returns the events that do it in the browser."""
         self.submitting = False
-        (await self.get_state(OrderStatusState)).last_order = remembered_order(number, self._access_token)
         self.dialog_open = False
         self._payload = {}
         self.typed_fields = {}
-        self._order_number, self._access_token = "", ""
+        self._order_number = ""
         # The paid lines leave the cart; store-catalogue lines (checked out on the store) stay.
         cart_state = await self.get_state(CartState)
-        return cart_state._save(cart.store_lines(cart_state._lines()))
+        cart_updated = cart_state._save(cart.store_lines(cart_state._lines()))
+        remember = rx.call_script(f"{remember_order_script(number, _KEPT_TOKEN)}; {FORGET_ORDER_TOKEN_SCRIPT}")
+        return [event for event in (remember, cart_updated) if event is not None]
 
     async def _finish_paid(self) -> list[rx.event.EventSpec]:
         number = self._order_number
-        cart_updated = await self._close_for(number)
-        placed = rx.toast.success(ORDER_PLACED, description=f"Order {number} has been submitted for fulfilment.")
-        return [event for event in (cart_updated, placed) if event is not None]
+        closed = await self._close_for(number)
+        return [*closed, rx.toast.success(ORDER_PLACED, description=f"Order {number} has been submitted for fulfilment.")]
 
     @rx.event
     async def card_checked(self, result: dict[str, Any]):
@@ -351,11 +395,11 @@ class CheckoutState(rx.State):
             if not self.field_errors:
                 return rx.toast.error(CHECKOUT_FAILED, description=(result or {}).get("error") or GENERIC_FAILURE)
             return None
-        placed = await self._placed()
-        if placed is not True:
+        placed = await self._placed(_kept_token(result or {}))
+        if not isinstance(placed, checkout.PlacedOrder):
             return placed
         return rx.call_script(
-            payment_script(self._order_number, self._access_token, new_payment_id()),
+            payment_script(self._order_number, _new_token(placed, result or {}), new_payment_id()),
             callback=CheckoutState.payment_done,
         )
 

@@ -105,6 +105,24 @@ def remembered_order(number: str, token: str) -> str:
     return json.dumps({"number": number, "token": token})
 
 
+READ_REMEMBERED_SCRIPT = f"window.localStorage.getItem({json.dumps(LAST_ORDER_KEY)}) || ''"
+
+
+def remember_order_script(number: str, token_expression: str) -> str:
+    """The script that keeps the browser's last order, its token read by `token_expression` in the
+    page (the server never holds it); nothing is kept when that gives no token."""
+    return (
+        f"(() => {{ const token = {token_expression}; if (token) window.localStorage.setItem("
+        f"{json.dumps(LAST_ORDER_KEY)}, JSON.stringify({{number: {json.dumps(number)}, token}})); }})()"
+    )
+
+
+def forget_remembered_script(kept: str) -> str:
+    """The script that drops the browser's last order, unless another one replaced it meanwhile."""
+    key = json.dumps(LAST_ORDER_KEY)
+    return f"if (window.localStorage.getItem({key}) === {json.dumps(kept)}) window.localStorage.removeItem({key})"
+
+
 def _read_remembered(value: str) -> tuple[str, str] | None:
     try:
         kept = json.loads(value) if value else None
@@ -134,7 +152,8 @@ def _lookup(client: str, number: str, email: str) -> dict[str, Any]:
 class OrderStatusState(rx.State):
     """The order shown on /order-status, how it got there, and the lookup form's messages."""
 
-    last_order: str = rx.LocalStorage("", name=LAST_ORDER_KEY, sync=True)
+    # The browser's last order (number and token) stays in its local storage: the page sends it
+    # with `load_remembered` and the state never keeps it.
     order: OrderCard | None = None
     #: True while the browser's own order loads; the page shows a skeleton meanwhile.
     loading: bool = False
@@ -149,11 +168,17 @@ class OrderStatusState(rx.State):
     def has_order(self) -> bool:
         return self.order is not None
 
+    @rx.event
+    def open_page(self):
+        """on_load (and 'Try again'): ask the browser for its last order, then show it."""
+        return rx.call_script(READ_REMEMBERED_SCRIPT, callback=OrderStatusState.load_remembered)
+
     @rx.event(background=True)
-    async def load_remembered(self):
-        """on_load: show the order this browser placed last, opened by its token."""
+    async def load_remembered(self, remembered: str):
+        """Show the order this browser placed last (as the page sent it), opened by its token."""
+        remembered = remembered if isinstance(remembered, str) else ""
         async with self:
-            kept = _read_remembered(self.last_order)
+            kept = _read_remembered(remembered)
             self.order, self.lookup_error, self.field_errors, self.load_failed = None, "", {}, False
             self.loading = kept is not None
             lookups = self._lookups
@@ -164,9 +189,8 @@ class OrderStatusState(rx.State):
         except NotFoundError:
             # The token no longer opens it (or the order is gone): nothing left to show.
             async with self:
-                if self.last_order and _read_remembered(self.last_order) == kept:
-                    self.last_order = ""
                 self.loading = False
+            yield rx.call_script(forget_remembered_script(remembered))
             return
         except Exception:
             log.exception("loading the remembered order failed")

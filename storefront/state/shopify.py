@@ -33,7 +33,7 @@ from storefront.services.shopify.catalogue import (
 from storefront.services.shopify.health import StoreHealth
 from storefront.services.shopify.images import store_picture
 from storefront.services.shopify.sanitize import sanitize_html
-from storefront.state.admin.session import AdminState, is_staff
+from storefront.state.admin.session import READ_TOKEN_SCRIPT, is_staff, token_hash_of
 from storefront.state.catalog import card_list, show_cards
 from storefront.wiring import shared_store_catalogue, store_health
 
@@ -190,10 +190,10 @@ class StoreListState(rx.State):
         async with self:
             self.status, self.status_message = status.status, status.message
 
-    async def _load_staff(self):
-        async with self:
-            token = (await self.get_state(AdminState)).admin_token
-        staff = await asyncio.to_thread(is_staff, token)
+    @rx.event(background=True)
+    async def recognise_staff(self, kept: str):
+        """The admin token the browser keeps (sent by `load`): staff get the setup texts."""
+        staff = await asyncio.to_thread(is_staff, token_hash_of(kept))
         async with self:
             self.staff = staff
 
@@ -220,13 +220,13 @@ class StoreListState(rx.State):
         async def drain(events) -> list:
             return [event async for event in events]
 
+        yield rx.call_script(READ_TOKEN_SCRIPT, callback=StoreListState.recognise_staff)
         results = await asyncio.gather(
             self._load_status(),
-            self._load_staff(),
             drain(self._load_collections()),
             drain(self._first_page()),
         )
-        for events in results[2:]:
+        for events in results[1:]:
             for event in events:
                 yield event
 

@@ -125,7 +125,7 @@ def server_logs(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureF
     unhandled = [
         record
         for record in caplog.records
-        if record.exc_info or (record.levelno >= logging.ERROR and record.name.split(".")[0] in {n.split(".")[0] for n in LOGGERS})
+        if record.exc_info or getattr(record, "traceback_logged", False) or (record.levelno >= logging.ERROR and record.name.split(".")[0] in {n.split(".")[0] for n in LOGGERS})
     ]
     assert not unhandled, "\n".join(f"{r.name} {r.levelname}: {r.getMessage()}" for r in unhandled)
 

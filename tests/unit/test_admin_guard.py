@@ -12,8 +12,15 @@ import storefront.state.admin as admin_states
 from storefront.state.admin.session import AdminState
 
 GUARD = "_signed_in"
-#: Handlers that must run without a session (signing in, or sending the signed-out visitor on).
-OPEN_HANDLERS = {"AdminLoginState.login", "AdminLoginState.open_login", "AdminLoginState.logout"}
+#: Handlers that must run without a session (signing in, resuming the session the browser sends,
+#: or sending the signed-out visitor on).
+OPEN_HANDLERS = {
+    "AdminLoginState.login",
+    "AdminLoginState.open_login",
+    "AdminLoginState.logout",
+    "AdminLoginState.resume_on_login",
+    "AdminState.resume_session",
+}
 
 
 def _admin_state_classes() -> list[type]:

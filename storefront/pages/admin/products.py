@@ -153,7 +153,7 @@ def management_tabs() -> rx.Component:
     )
 
 
-@rx.page(route=ROUTE, title="Product Management | Admin", on_load=[AdminState.require_session, ShopsState.load_shops])
+@rx.page(route=ROUTE, title="Product Management | Admin", on_load=AdminState.require_session)
 def admin_products() -> rx.Component:
     return admin_layout(
         rx.vstack(
@@ -176,5 +176,7 @@ def admin_products() -> rx.Component:
             ),
             spacing="5",
             style=content_box,
+            # Mounted once the session is confirmed (admin_layout), so the shops load signed in.
+            on_mount=ShopsState.load_shops,
         )
     )

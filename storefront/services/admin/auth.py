@@ -71,7 +71,11 @@ class SignedIn:
     expires_at: datetime
 
 
+TOKEN_HASH_CHARS = 64
+
+
 def hash_token(token: str) -> str:
+    """The SHA-256 of a token, as stored: the only form of a session token the server keeps."""
     return hashlib.sha256(token.encode()).hexdigest()
 
 
@@ -133,10 +137,16 @@ class AdminAuth:
         """The session a token opens; UnauthorizedError when missing, wrong, expired or revoked."""
         if not isinstance(token, str) or not token or len(token) > MAX_TOKEN_CHARS:
             raise UnauthorizedError(SESSION_REQUIRED)
+        return self.verify_hash(hash_token(token))
+
+    def verify_hash(self, token_hash: str) -> SignedIn:
+        """The session whose token hashes to `token_hash` (what the pages keep instead of the token)."""
+        if len(token_hash) != TOKEN_HASH_CHARS:
+            raise UnauthorizedError(SESSION_REQUIRED)
         with self._session_factory() as session:
             row = session.exec(
                 select(AdminSession).where(
-                    col(AdminSession.token_hash) == hash_token(token),
+                    col(AdminSession.token_hash) == token_hash,
                     col(AdminSession.revoked_at).is_(None),
                     col(AdminSession.expires_at) > self._clock(),
                 )
@@ -150,10 +160,14 @@ class AdminAuth:
         """Revoke the session of this token (nothing happens for an unknown one)."""
         if not isinstance(token, str) or not token or len(token) > MAX_TOKEN_CHARS:
             return
+        self.logout_hash(hash_token(token))
+
+    def logout_hash(self, token_hash: str) -> None:
+        """Revoke the session whose token hashes to `token_hash` (nothing happens for an unknown one)."""
         with self._session_factory() as session:
             session.execute(
                 update(AdminSession)
-                .where(col(AdminSession.token_hash) == hash_token(token), col(AdminSession.revoked_at).is_(None))
+                .where(col(AdminSession.token_hash) == token_hash, col(AdminSession.revoked_at).is_(None))
                 .values(revoked_at=self._clock())
             )
             session.commit()

@@ -9,7 +9,7 @@ import reflex as rx
 
 from storefront.config import get_settings
 from storefront.services.platform.errors import ServiceError, ValidationError
-from storefront.state.admin.session import DASHBOARD_ROUTE, AdminState, auth
+from storefront.state.admin.session import DASHBOARD_ROUTE, AdminState, auth, token_hash_of
 
 LOGIN_FAILED = "Login failed"
 LOGIN_SUCCESSFUL = "Login successful"
@@ -32,11 +32,19 @@ class AdminLoginState(AdminState):
 
     @rx.event
     async def open_login(self):
-        """on_load: a live session goes straight to the dashboard."""
+        """on_load: a live session (this tab's, or the one the browser keeps) goes straight to the dashboard."""
         self.field_errors, self.alert, self.submitting = {}, "", False
-        if self.admin_token and await self._signed_in() is not None:
+        if self._token_hash and await self._signed_in() is not None:
             return rx.redirect(DASHBOARD_ROUTE)
-        return None
+        return self._read_token(AdminLoginState.resume_on_login)
+
+    @rx.event
+    async def resume_on_login(self, kept: str):
+        """The browser's kept token (from `open_login`): to the dashboard when it is live, else dropped."""
+        self._token_hash = token_hash_of(kept)
+        if await self._signed_in() is not None:
+            return rx.redirect(DASHBOARD_ROUTE)
+        return self._forget_session() if kept else None
 
     @rx.event
     async def login(self, form: dict[str, Any]):
@@ -57,13 +65,12 @@ class AdminLoginState(AdminState):
             return None
         finally:
             self.submitting = False
-        self.admin_token = token
-        return [rx.toast.success(LOGIN_SUCCESSFUL), rx.redirect(DASHBOARD_ROUTE)]
+        return [self._keep_session(token), rx.toast.success(LOGIN_SUCCESSFUL), rx.redirect(DASHBOARD_ROUTE)]
 
     @rx.event
     async def logout(self):
         """Revoke the session on the server, forget the token, back to the login page."""
-        token = self.admin_token
-        self.admin_token, self.session_checked = "", False
-        await asyncio.to_thread(auth().logout, token)
-        return [rx.toast(LOGGED_OUT_TITLE, description=LOGGED_OUT_TEXT), self._to_login()]
+        token_hash = self._token_hash
+        forget = self._forget_session()
+        await asyncio.to_thread(auth().logout_hash, token_hash)
+        return [forget, rx.toast(LOGGED_OUT_TITLE, description=LOGGED_OUT_TEXT), self._to_login()]

@@ -1,68 +1,110 @@
 """The admin session in the browser, and the one guard every admin event handler goes through.
 
-The token sits in the browser's local storage (the spec's admin token key), but nothing is
-trusted because of it: every admin handler asks the server-side session store again through
-`AdminState._signed_in`, and a missing, wrong, expired or revoked token sends the browser back to
-the login page with the token removed.
+The raw token sits only in the browser's local storage (the spec's admin token key). The server
+keeps its SHA-256 alone, in a backend-only var, so the state store (Redis with several workers)
+never holds a token that opens anything: an admin page sends the token once, with the event that
+resumes the session in its tab (`resume_session`), and every admin handler then asks the
+server-side session store again through `AdminState._signed_in`. A missing, wrong, expired or
+revoked token sends the browser back to the login page with the token removed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 
 import reflex as rx
 
 from storefront.config import get_settings
-from storefront.services.admin.auth import AdminAuth, SignedIn
+from storefront.services.admin.auth import MAX_TOKEN_CHARS, AdminAuth, SignedIn, hash_token
 from storefront.services.platform.errors import UnauthorizedError
 from storefront.wiring import admin_auth
 
 ADMIN_TOKEN_KEY = "admin-token"
 LOGIN_ROUTE = "/admin/login"
 DASHBOARD_ROUTE = "/admin/dashboard"
+READ_TOKEN_SCRIPT = f"window.localStorage.getItem({json.dumps(ADMIN_TOKEN_KEY)}) || ''"
+FORGET_TOKEN_SCRIPT = f"window.localStorage.removeItem({json.dumps(ADMIN_TOKEN_KEY)})"
+
+
+def keep_token_script(token: str) -> str:
+    """The script that keeps a new session's token in the browser (the only place it is kept)."""
+    return f"window.localStorage.setItem({json.dumps(ADMIN_TOKEN_KEY)}, {json.dumps(token)})"
+
+
+def token_hash_of(kept: object) -> str:
+    """The hash of a token the browser sent back, or '' for anything that is not one."""
+    if not isinstance(kept, str):
+        return ""
+    token = kept.strip().strip('"')  # a value kept by rx.LocalStorage before was JSON-quoted
+    return hash_token(token) if token and len(token) <= MAX_TOKEN_CHARS else ""
 
 
 def auth() -> AdminAuth:
     return admin_auth(get_settings())
 
 
-def is_staff(token: str) -> bool:
-    """Whether `token` belongs to a live admin session (nothing is changed either way)."""
-    if not token:
+def is_staff(token_hash: str) -> bool:
+    """Whether `token_hash` is the hash of a live admin session's token (nothing is changed either way)."""
+    if not token_hash:
         return False
     try:
-        auth().verify(token)
+        auth().verify_hash(token_hash)
     except UnauthorizedError:
         return False
     return True
 
 
 class AdminState(rx.State):
-    """Base of every admin state: holds the token and verifies it on the server."""
+    """Base of every admin state: holds the session's token hash and verifies it on the server."""
 
-    admin_token: str = rx.LocalStorage("", name=ADMIN_TOKEN_KEY, sync=True)
+    #: The SHA-256 of this tab's session token; the token itself stays in the browser.
+    _token_hash: str = ""
     #: True once the server confirmed the session in this tab: admin pages draw nothing before,
     #: so a visitor without one never sees the dashboard's frame on the way to the login page.
     session_checked: bool = False
 
     async def _signed_in(self) -> SignedIn | None:
-        """The verified session, or None (the token is then cleared). Call it first in every handler."""
-        token = self.admin_token
+        """The verified session, or None (the hash is then forgotten). Call it first in every handler."""
+        token_hash = self._token_hash
         try:
-            signed_in = await asyncio.to_thread(auth().verify, token)
+            signed_in = await asyncio.to_thread(auth().verify_hash, token_hash)
         except UnauthorizedError:
-            self.admin_token, self.session_checked = "", False
+            self._token_hash, self.session_checked = "", False
             return None
         self.session_checked = True
         return signed_in
+
+    def _keep_session(self, token: str) -> rx.event.EventSpec:
+        """Sign this tab in with a new token: its hash here, the token in the browser only."""
+        self._token_hash = hash_token(token)
+        return rx.call_script(keep_token_script(token))
+
+    def _forget_session(self) -> rx.event.EventSpec:
+        """Sign this tab out: the hash forgotten here, the token removed from the browser."""
+        self._token_hash, self.session_checked = "", False
+        return rx.call_script(FORGET_TOKEN_SCRIPT)
 
     @staticmethod
     def _to_login() -> rx.event.EventSpec:
         return rx.redirect(LOGIN_ROUTE)
 
+    @staticmethod
+    def _read_token(then: rx.event.EventHandler) -> rx.event.EventSpec:
+        """Ask the browser for its kept token and hand it to `then`."""
+        return rx.call_script(READ_TOKEN_SCRIPT, callback=then)
+
     @rx.event
     async def require_session(self):
-        """on_load of admin pages: back to the login page without a live session."""
+        """on_load of admin pages: resume the browser's session in this tab, else to the login page."""
+        if self._token_hash and await self._signed_in() is not None:
+            return None
+        return self._read_token(AdminState.resume_session)
+
+    @rx.event
+    async def resume_session(self, kept: str):
+        """The browser's kept token (from `require_session`): its session, or back to the login page."""
+        self._token_hash = token_hash_of(kept)
         if await self._signed_in() is None:
-            return self._to_login()
+            return [self._forget_session(), self._to_login()]
         return None
