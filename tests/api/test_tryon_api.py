@@ -15,13 +15,14 @@ from PIL import Image
 from skimage import data as samples
 from sqlalchemy.engine import Engine
 
-from storefront.api.app import TRY_ONS_PER_MINUTE, create_api
+from storefront.api.app import create_api
 from storefront.api.tryon import BODY_TOO_LARGE, INVALID_BODY, MAX_BODY_BYTES, TRY_ON
 from storefront.config import Settings
 from storefront.services.media.demo_images import render_garment_cutout
 from storefront.services.media.images import IMAGE_UNREADABLE, MAX_IMAGE_BYTES
 from storefront.services.tryon.engine import NO_PERSON_FOUND
 from storefront.services.tryon.local import LocalTryOnEngine
+from storefront.services.tryon.throttle import TOO_MANY_TRY_ONS, TRY_ONS_PER_MINUTE
 from tests.ordering import FakeClock
 
 
