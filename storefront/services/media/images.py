@@ -38,6 +38,8 @@ MAX_IMAGE_PIXELS = 40_000_000
 #: `ftyp` box (heic, heix, heim, heis, hevc, mif1, msf1 and the like), never by a file name.
 ACCEPTED_FORMATS = frozenset({"JPEG", "PNG", "GIF", "WEBP", "MPO", "HEIF"})
 WEBP_QUALITY = 80
+#: WebP's largest width or height: a larger image is shrunk to fit before it is written.
+WEBP_MAX_SIDE = 16383
 #: Digest characters kept in a file name: 96 bits, far beyond any collision a shop could meet.
 DIGEST_LENGTH = 24
 CUTOUT_SUFFIX = ".cutout.png"
@@ -198,8 +200,18 @@ def open_image(data: bytes, *, fit: int | None = None, max_decode_bytes: int | N
     return image if image.mode == mode else image.convert(mode)
 
 
+def fit_webp(image: Image.Image) -> Image.Image:
+    """The image, shrunk (keeping its proportions) when a side is longer than WebP allows."""
+    if max(image.size) <= WEBP_MAX_SIDE:
+        return image
+    scale = WEBP_MAX_SIDE / max(image.size)
+    size = (min(WEBP_MAX_SIDE, max(1, round(image.width * scale))), min(WEBP_MAX_SIDE, max(1, round(image.height * scale))))
+    return image.resize(size, Image.Resampling.LANCZOS)
+
+
 def write_webp(path: Path, image: Image.Image) -> None:
     """Save as WebP under a temporary name, then rename: a reader never sees half a file."""
+    image = fit_webp(image)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

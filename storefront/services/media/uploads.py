@@ -27,6 +27,7 @@ from storefront.services.media.images import (
     PreparedImage,
     write_webp,
     digest_of,
+    fit_webp,
     open_image,
     rendition_name,
     rendition_widths,
@@ -95,7 +96,7 @@ def store_uploads(
     stored: list[StoredImage] = []
     try:
         for file in files:
-            image = decode_upload(file)
+            image = fit_webp(decode_upload(file))  # stored as WebP, whose sides stop at 16,383 px
             name = f"{secrets.token_urlsafe(18)}.webp"
             path = directory / name
             write_webp(path, image)
