@@ -134,3 +134,4 @@ def test_one_address_trying_too_often_gets_429(client: TestClient) -> None:
     statuses = [client.post(TRY_ON, json=body).status_code for _ in range(TRY_ONS_PER_MINUTE + 1)]
     assert statuses[:-1] == [422] * TRY_ONS_PER_MINUTE
     assert statuses[-1] == 429
+    assert client.post(TRY_ON, json=body).json()["error"] == TOO_MANY_TRY_ONS
