@@ -116,13 +116,14 @@ class ImageSourceLoader:
 
     def _checked_address(self, url: httpx.URL) -> str:
         """The address to connect to for this URL, every address its host names being allowed."""
-        if url.scheme not in ("http", "https") or not url.host:
+        host = url.raw_host.decode("ascii")  # IDNA-encoded, as DNS and TLS know it
+        if url.scheme not in ("http", "https") or not host:
             raise ImageRejected(NOT_HTTP)
         port = url.port or (443 if url.scheme == "https" else 80)
         try:
-            addresses = [ipaddress.ip_address(url.host)]
+            addresses = [ipaddress.ip_address(host)]
         except ValueError:
-            addresses = [ipaddress.ip_address(a.split("%", 1)[0]) for a in self._resolver(url.host, port)]
+            addresses = [ipaddress.ip_address(a.split("%", 1)[0]) for a in self._resolver(host, port)]
         if not addresses or not all(self._allowed(address) for address in addresses):
             raise ImageRejected(PRIVATE_ADDRESS)
         return str(addresses[0])
@@ -136,7 +137,7 @@ class ImageSourceLoader:
                 pinned = url.copy_with(host=address)
                 request = self._client.build_request(
                     "GET", pinned, headers={"Host": url.netloc.decode("ascii"), "Accept-Encoding": "identity"},
-                    extensions={"sni_hostname": url.host}, timeout=self._timeout(deadline),
+                    extensions={"sni_hostname": url.raw_host.decode("ascii")}, timeout=self._timeout(deadline),
                 )
                 response = self._client.send(request, stream=True, follow_redirects=False)
                 try:
