@@ -78,6 +78,9 @@ class Settings(BaseSettings):
     #: The proxies whose X-Forwarded-For header names the client (rate limits count per client
     #: address): IP addresses or networks, comma-separated, or '*' for any peer.
     trusted_proxies: str = "127.0.0.1,::1"
+    #: Networks (comma-separated addresses or CIDR) provider images may be copied from although they
+    #: are not public internet addresses; empty: public addresses only (services/media/image_sources.py).
+    image_fetch_allowed_networks: str = ""
     #: Stripe (services/payments/stripe_gateway.py); empty secret key: the built-in test gateway.
     stripe_secret_key: str = ""
     stripe_publishable_key: str = ""
@@ -114,6 +117,17 @@ class Settings(BaseSettings):
         if not math.isfinite(value):
             raise ValueError("must be a finite number of seconds")
         return value
+
+    @field_validator("image_fetch_allowed_networks")
+    @classmethod
+    def _networks(cls, value: str) -> str:
+        entries = [entry.strip() for entry in value.split(",") if entry.strip()]
+        for entry in entries:
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ValueError(f"{entry!r} is not an IP address or network") from None
+        return ",".join(entries)
 
     @field_validator("trusted_proxies")
     @classmethod

@@ -120,7 +120,8 @@ def shared_tryon_engine(settings: Settings) -> TryOnEngine:
 
 def image_preparer(settings: Settings, session_factory: Callable[[], Session]) -> CatalogImagePreparer:
     """The preparer of catalogue image renditions, reading uploads from disk and the rest over HTTP."""
-    return CatalogImagePreparer(session_factory, ImageSourceLoader(settings.upload_dir), settings.media_dir)
+    loader = ImageSourceLoader(settings.upload_dir, allowed_networks=settings.image_fetch_allowed_networks.split(","))
+    return CatalogImagePreparer(session_factory, loader, settings.media_dir)
 
 
 @lru_cache(maxsize=4)

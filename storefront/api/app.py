@@ -39,15 +39,13 @@ from storefront.services.payments.stripe_gateway import StripeGateway
 from storefront.services.printify.provider import PrintProvider
 from storefront.services.printify.provider_status import ProviderHealth
 from storefront.services.platform.rate_limit import RateLimiter
+from storefront.services.tryon import throttle
 from storefront.services.tryon.engine import TryOnEngine
 
 INVALID_REQUEST = "Invalid request"
 TOO_MANY_REFRESHES = "Too many configuration refreshes from your address. Please wait a minute and try again."
 REFRESHES_PER_MINUTE = 5
 TOO_MANY_PAYMENT_REQUESTS = "Too many payment attempts from your address. Please wait a minute and try again."
-TOO_MANY_TRY_ONS = "Too many try-ons from your address. Please wait a minute and try again."
-#: A try-on costs about a second of CPU: this many per client address and minute.
-TRY_ONS_PER_MINUTE = 20
 
 
 class ApiServices:
@@ -139,8 +137,8 @@ class ApiServices:
 
     @cached_property
     def tryon_limiter(self) -> RateLimiter:
-        """Try-ons per client address and minute."""
-        return self._per_minute(TRY_ONS_PER_MINUTE, TOO_MANY_TRY_ONS)
+        """Try-ons per client address and minute, counted with the try-on page's."""
+        return throttle.tryon_limiter(self.session_factory, self.clock)
 
     @cached_property
     def tryon_engine(self) -> TryOnEngine:

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Body, Depends, Query, Response
 from sqlmodel import Session
 
 from storefront.api.admin.session import ADMIN_ERRORS, ADMIN_ONLY
-from storefront.api.events_schemas import Event, EventForm
+from storefront.api.events_schemas import Event, EventForm, PublicEvent
 from storefront.api.sessions import SessionRoute, get_session
 from storefront.api.schemas import Deleted, dump, errors
 from storefront.models import DB_INT_MAX
@@ -41,7 +41,7 @@ def _page(response: Response, page: events.EventPage) -> list[dict[str, Any]]:
 
 @public_router.get(
     EVENTS,
-    response_model=list[Event],
+    response_model=list[PublicEvent],
     responses={200: {"headers": _TOTAL}, **errors(422)},
 )
 def list_public_events(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from storefront.api.schemas import Number, Text, _example, _Open
 
@@ -48,7 +48,12 @@ class EventForm(_Open):
     price: Number = Field(None, description="Optional, at least 0, dollars")
 
 
-class Event(_Open):
+class PublicEvent(BaseModel):
+    """An event as anyone may read it (`GET /api/events`): without its registrations, which name
+    the people who signed up and are for staff only (the count is public)."""
+
+    model_config = ConfigDict(extra="ignore")
+
     id: int
     title: str
     description: str
@@ -62,5 +67,12 @@ class Event(_Open):
     featured: bool
     capacity: int | None = None
     price: float | None = None
-    registrations: list[Any] = []
     registrationCount: int = 0  # noqa: N815
+
+
+class Event(PublicEvent):
+    """An event as staff see it (the admin routes): with its registrations."""
+
+    model_config = ConfigDict(extra="allow")
+
+    registrations: list[Any] = []

@@ -3,7 +3,8 @@
 The JSON body is read with a cap while it arrives (two photos of the largest size as base64 and
 a little room), so an oversized request is refused with 413 before it is held whole; the engine
 then runs in a worker thread. Anonymous, like the page, and throttled per client address since a
-try-on costs a second of CPU.
+try-on costs a second of CPU; the page's uploads and try-ons count under the same key
+(services/tryon/throttle.py).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from storefront.api.orders import client_address
 from storefront.api.schemas import errors
 from storefront.api.tryon_schemas import TRY_ON_BODY, TryOnAnswer
 from storefront.services.platform.errors import ValidationError
+from storefront.services.tryon import throttle
 from storefront.services.tryon.data_urls import MAX_ENCODED_LENGTH
 from storefront.services.tryon.engine import GARMENT_FIELD, PERSON_FIELD
 from storefront.services.tryon.fitting import dress_data_urls
@@ -54,7 +56,7 @@ async def try_on(request: Request) -> Any:
         payload = None
     if not isinstance(payload, dict):
         raise ValidationError(INVALID_BODY, {PERSON_FIELD: INVALID_BODY})
-    await asyncio.to_thread(services.tryon_limiter.check, f"tryon:{client_address(request)}")
+    await asyncio.to_thread(services.tryon_limiter.check, throttle.tryon_key(client_address(request)))
     url = await asyncio.to_thread(
         dress_data_urls, services.tryon_engine, payload.get(PERSON_FIELD), payload.get(GARMENT_FIELD)
     )

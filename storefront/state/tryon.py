@@ -14,12 +14,12 @@ from typing import TypedDict
 
 import reflex as rx
 
-from storefront import wiring
+from storefront import db, wiring
 from storefront.config import get_settings
 from storefront.db import session_scope
 from storefront.services.platform.errors import ServiceError
 from storefront.services.media.images import MAX_IMAGE_BYTES
-from storefront.services.tryon import fitting, items
+from storefront.services.tryon import fitting, items, throttle
 from storefront.services.tryon.data_urls import decode_data_url, image_data_url
 from storefront.services.tryon.engine import ENGINE_FAILED, PERSON_FIELD, PHOTO_TOO_LARGE
 
@@ -54,10 +54,17 @@ def _garment(product_id: str) -> bytes:
     return items.garment_picture(item, settings.upload_dir, settings.media_dir)
 
 
+def _count(client: str) -> None:
+    """Count a photo upload or try-on against the client's address, with `POST /api/try-on`'s;
+    TooManyRequestsError (the API's own text) past the limit."""
+    throttle.tryon_limiter(wiring.session_factory(db.get_engine())).check(throttle.tryon_key(client))
+
+
 def _try_on(photo_url: str, product_id: str) -> str:
     """The kept photo (held once, as the data URL the page shows) wearing the product."""
+    garment = _garment(product_id)  # a missing item is refused before the engine starts
     engine = wiring.shared_tryon_engine(get_settings())
-    return fitting.dress(engine, decode_data_url(photo_url, PERSON_FIELD), _garment(product_id))
+    return fitting.dress(engine, decode_data_url(photo_url, PERSON_FIELD), garment)
 
 
 def try_on_url(product_id: str) -> str:
@@ -141,6 +148,8 @@ class TryOnState(rx.State):
         self.uploading, self.error = True, ""
         yield
         try:
+            # Counted before the photo is read: each upload is decoded.
+            await asyncio.to_thread(_count, self.router.session.client_ip)
             # Never more than one byte past the limit: a larger file is refused without being read whole.
             data = await files[0].read(MAX_IMAGE_BYTES + 1)
             photo = await asyncio.to_thread(fitting.prepare_photo, data)
@@ -168,8 +177,10 @@ class TryOnState(rx.State):
                 return
             self._generation += 1
             generation, photo_url, product_id = self._generation, self.photo_url, self.selected_id
+            client = self.router.session.client_ip
             self.processing, self.error = True, ""
         try:
+            await asyncio.to_thread(_count, client)
             result, error = await asyncio.to_thread(_try_on, photo_url, product_id), ""
         except ServiceError as refused:
             result, error = "", refused.message

@@ -3,6 +3,7 @@ their session, status codes and bodies."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -150,7 +151,7 @@ def test_creating_an_event_answers_201_with_the_cleaned_event(client: TestClient
         "registrations": [],
         "registrationCount": 0,
     }
-    assert client.get(EVENTS).json() == [event]
+    assert client.get(EVENTS).json() == [public(event)]
 
 
 def test_blank_capacity_and_price_are_saved_as_null(client: TestClient, admin: dict[str, str]) -> None:
@@ -196,7 +197,7 @@ def test_an_update_replaces_the_event(client: TestClient, admin: dict[str, str])
     assert changed["id"] == event["id"]
     assert (changed["title"], changed["images"], changed["videos"], changed["links"]) == ("Winter Tour", [], [], [])
     assert (changed["capacity"], changed["featured"]) == (None, True)
-    assert client.get(EVENTS).json() == [changed]
+    assert client.get(EVENTS).json() == [public(changed)]
 
 
 def test_a_refused_update_leaves_the_event_as_it_was(client: TestClient, admin: dict[str, str]) -> None:
@@ -206,7 +207,7 @@ def test_a_refused_update_leaves_the_event_as_it_was(client: TestClient, admin: 
     )
     assert response.status_code == 422
     assert response.json()["details"] == {"endDate": END_BEFORE_START}
-    assert client.get(EVENTS).json() == [event]
+    assert client.get(EVENTS).json() == [public(event)]
 
 
 def test_deleting_an_event_removes_it(client: TestClient, admin: dict[str, str], engine: Engine) -> None:
@@ -214,7 +215,7 @@ def test_deleting_an_event_removes_it(client: TestClient, admin: dict[str, str],
     response = client.delete(f"{EVENTS}/{gone['id']}", headers=admin)
     assert response.status_code == 200
     assert response.json() == {"success": True, "id": gone["id"]}
-    assert client.get(EVENTS).json() == [keep]
+    assert client.get(EVENTS).json() == [public(keep)]
     assert _count(engine) == 1
     assert client.delete(f"{EVENTS}/{gone['id']}", headers=admin).status_code == 404
 
@@ -230,6 +231,34 @@ def test_an_unknown_event_is_not_found(client: TestClient, admin: dict[str, str]
 
 
 # --------------------------------------------------------------------------- the lists
+
+
+def public(event: dict) -> dict:
+    """The event as the public list shows it: everything but its registrations."""
+    return {key: value for key, value in event.items() if key != "registrations"}
+
+
+def test_the_public_list_leaves_out_the_registrations_and_the_admin_list_has_them(
+    client: TestClient, admin: dict[str, str], engine: Engine
+) -> None:
+    event = _create(client, admin)
+    with Session(engine) as session:
+        row = session.get(Event, event["id"])
+        assert row is not None
+        row.registrations_json = json.dumps([{"name": "Jane Shopper", "email": "jane@example.com"}])
+        session.add(row)
+        session.commit()
+    (shown,) = client.get(EVENTS).json()
+    assert "registrations" not in shown and shown["registrationCount"] == 1
+    assert "jane@example.com" not in client.get(EVENTS).text
+    (staff,) = client.get("/api/events/admin/all", headers=admin).json()
+    assert staff["registrations"] == [{"name": "Jane Shopper", "email": "jane@example.com"}]
+    schemas = client.get("/api/openapi.json").json()["components"]["schemas"]
+    listed = client.get("/api/openapi.json").json()["paths"][EVENTS]["get"]["responses"]["200"]["content"]
+    item = listed["application/json"]["schema"]["items"]["$ref"].rsplit("/", 1)[1]
+    assert "registrations" not in schemas[item]["properties"] and "registrationCount" in schemas[item]["properties"]
+    assert "registrations" in schemas["Event"]["properties"]
+
 
 
 def test_the_public_list_has_active_events_soonest_first_and_the_admin_list_all(

@@ -15,13 +15,14 @@ from PIL import Image
 from skimage import data as samples
 from sqlalchemy.engine import Engine
 
-from storefront.api.app import TRY_ONS_PER_MINUTE, create_api
+from storefront.api.app import create_api
 from storefront.api.tryon import BODY_TOO_LARGE, INVALID_BODY, MAX_BODY_BYTES, TRY_ON
 from storefront.config import Settings
 from storefront.services.media.demo_images import render_garment_cutout
 from storefront.services.media.images import IMAGE_UNREADABLE, MAX_IMAGE_BYTES
 from storefront.services.tryon.engine import NO_PERSON_FOUND
 from storefront.services.tryon.local import LocalTryOnEngine
+from storefront.services.tryon.throttle import TOO_MANY_TRY_ONS, TRY_ONS_PER_MINUTE
 from tests.ordering import FakeClock
 
 
@@ -133,3 +134,4 @@ def test_one_address_trying_too_often_gets_429(client: TestClient) -> None:
     statuses = [client.post(TRY_ON, json=body).status_code for _ in range(TRY_ONS_PER_MINUTE + 1)]
     assert statuses[:-1] == [422] * TRY_ONS_PER_MINUTE
     assert statuses[-1] == 429
+    assert client.post(TRY_ON, json=body).json()["error"] == TOO_MANY_TRY_ONS

@@ -27,6 +27,7 @@ from storefront.services.media.images import (
     IMAGE_TOO_MANY_PIXELS,
     IMAGE_UNREADABLE,
     MAX_IMAGE_BYTES,
+    WEBP_MAX_SIDE,
     rendition_name,
     rendition_widths,
 )
@@ -267,3 +268,18 @@ def test_an_uploaded_image_can_be_used_by_an_event(client: TestClient, admin: di
     created = client.post("/api/events", json=event, headers=admin)
     assert created.status_code == 201, created.text
     assert client.get("/api/events").json()[0]["images"] == [url]
+
+
+def test_an_image_wider_than_webp_allows_is_shrunk_and_stored(
+    client: TestClient, admin: dict[str, str], settings: Settings, engine: Engine
+) -> None:
+    response = client.post(UPLOAD, files=[image("panorama.png", encoded((17_000, 300)))], headers=admin)
+    assert response.status_code == 200, response.text
+    (entry,) = response.json()["files"]
+    with Image.open(settings.upload_dir / entry["url"].removeprefix("/uploads/")) as stored:
+        assert stored.format == "WEBP" and stored.size == (WEBP_MAX_SIDE, 289)
+    with Session(engine) as session:
+        row = session.get(ImageSource, src_key(entry["url"]))
+    assert row is not None and (row.width, row.height) == (WEBP_MAX_SIDE, 289)
+    for width in rendition_widths(WEBP_MAX_SIDE):
+        assert (settings.media_dir / rendition_name(row.digest, width)).is_file()

@@ -55,7 +55,7 @@ def serve(args: argparse.Namespace) -> None:
     print(f"Fake Printify shop {fake.shop_id} with {len(fake.products[fake.shop_id])} products at {fake.base_url}")
     print("Run the store against it with:")
     print(f"  PRINTIFY_API_TOKEN={args.token} PRINTIFY_API_BASE={fake.base_url} "
-          f"PRINTIFY_WEBHOOK_SECRET={args.webhook_secret} make run")
+          f"PRINTIFY_WEBHOOK_SECRET={args.webhook_secret} IMAGE_FETCH_ALLOWED_NETWORKS=127.0.0.1 make run")
     print(f"Ship an order (and send its webhook to {args.webhook_url}):")
     print(f"  .venv/bin/python -m tests.fakes.printify_shop ship <order number> --port {fake.port}")
     try:

@@ -22,6 +22,9 @@ from storefront.services.printify.demo import DemoPrintProvider
 from storefront.services.catalog.seed import seed_catalogue_if_empty
 from tests.fakes.printify_server import FakePrintifyServer
 
+#: The fake Printify serves its mockups on loopback, which the loader refuses unless told.
+FAKE_NETWORKS = ("127.0.0.1",)
+
 
 class Clock:
     def __init__(self) -> None:
@@ -145,7 +148,7 @@ def test_provider_images_are_fetched_over_http_once_and_served_as_renditions(
     fake.add_product("Crimson Tee")
     fake.add_product("Navy Tee")
     sync_fake(engine, fake)
-    preparer = preparer_for(engine, ImageSourceLoader(tmp_path), tmp_path / "media")
+    preparer = preparer_for(engine, ImageSourceLoader(tmp_path, allowed_networks=FAKE_NETWORKS), tmp_path / "media")
 
     report = preparer.prepare_due()
     fetched = mockup_requests(fake)
@@ -165,7 +168,7 @@ def test_a_provider_outage_delays_an_image_and_it_is_fetched_once_the_retry_time
     fake.add_product("Crimson Tee")
     sync_fake(engine, fake)
     clock = Clock()
-    preparer = preparer_for(engine, ImageSourceLoader(tmp_path), tmp_path / "media", clock)
+    preparer = preparer_for(engine, ImageSourceLoader(tmp_path, allowed_networks=FAKE_NETWORKS), tmp_path / "media", clock)
     fake.fail_with(503, path="/mockups/", times=None)
 
     failed = preparer.prepare_due()
@@ -186,7 +189,7 @@ def test_a_timeout_is_retried_later_like_an_outage(engine: Engine, fake: FakePri
     fake.add_product("Crimson Tee")
     sync_fake(engine, fake)
     fake.answer_slowly(1.0, path="/mockups/", times=None)
-    loader = ImageSourceLoader(tmp_path, client=httpx.Client(timeout=0.2))
+    loader = ImageSourceLoader(tmp_path, client=httpx.Client(timeout=0.2), allowed_networks=FAKE_NETWORKS)
     report = preparer_for(engine, loader, tmp_path / "media").prepare_due()
     with Session(engine) as session:
         errors = {s.last_error for s in session.exec(select(ImageSource)).all()}
@@ -200,7 +203,7 @@ def test_a_malformed_image_is_refused_with_its_reason_and_the_product_shows_the_
     product = fake.add_product("Crimson Tee")
     sync_fake(engine, fake)
     fake.answer_malformed(path="/mockups/", times=None)
-    report = preparer_for(engine, ImageSourceLoader(tmp_path), tmp_path / "media").prepare_due()
+    report = preparer_for(engine, ImageSourceLoader(tmp_path, allowed_networks=FAKE_NETWORKS), tmp_path / "media").prepare_due()
 
     with Session(engine) as session:
         source = session.get(ImageSource, src_key(product["images"][0]["src"]))
@@ -214,7 +217,7 @@ def test_lost_rendition_files_are_made_again(engine: Engine, fake: FakePrintifyS
     fake.add_product("Crimson Tee")
     sync_fake(engine, fake)
     media = tmp_path / "media"
-    preparer = preparer_for(engine, ImageSourceLoader(tmp_path), media)
+    preparer = preparer_for(engine, ImageSourceLoader(tmp_path, allowed_networks=FAKE_NETWORKS), media)
     preparer.prepare_due()
     for path in media.iterdir():
         path.unlink()

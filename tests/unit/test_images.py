@@ -113,3 +113,10 @@ def test_a_small_file_declaring_a_huge_canvas_is_refused(tmp_path: Path) -> None
     with pytest.raises(ImageRejected) as refused:
         prepare_image(bomb, tmp_path)
     assert refused.value.message == images.IMAGE_TOO_MANY_PIXELS
+
+
+def test_a_source_taller_than_webp_allows_still_gets_its_renditions(tmp_path: Path) -> None:
+    prepared = prepare_image(encoded((700, 17_000)), tmp_path)  # 640 wide is 15,543 tall; 700 is 17,000
+    for width in rendition_widths(700):
+        with Image.open(tmp_path / images.rendition_name(prepared.digest, width)) as rendition:
+            assert rendition.format == "WEBP" and max(rendition.size) <= images.WEBP_MAX_SIDE

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import math
 import os
 import tempfile
 import warnings
@@ -37,6 +38,8 @@ MAX_IMAGE_PIXELS = 40_000_000
 #: `ftyp` box (heic, heix, heim, heis, hevc, mif1, msf1 and the like), never by a file name.
 ACCEPTED_FORMATS = frozenset({"JPEG", "PNG", "GIF", "WEBP", "MPO", "HEIF"})
 WEBP_QUALITY = 80
+#: WebP's largest width or height: a larger image is shrunk to fit before it is written.
+WEBP_MAX_SIDE = 16383
 #: Digest characters kept in a file name: 96 bits, far beyond any collision a shop could meet.
 DIGEST_LENGTH = 24
 CUTOUT_SUFFIX = ".cutout.png"
@@ -49,6 +52,16 @@ IMAGE_UNREADABLE = "The file is not an image we can read. Use a JPEG, PNG, GIF, 
 IMAGE_TOO_LARGE = "The image is larger than 10 MB."
 IMAGE_TOO_MANY_PIXELS = "The image is too large: it may have at most 40 million pixels."
 IMAGE_EMPTY = "The image file is empty."
+IMAGE_TOO_COSTLY = "The image has too many pixels to work on. Use a smaller one (a JPEG of any size is fine)."
+
+#: Bytes a decode holds at its peak for each pixel of the image: Pillow keeps 4 for a colour pixel;
+#: libwebp and libheif also hold their own decoded copies until Pillow has its (measured in
+#: tests/unit/test_image_memory.py).
+DECODE_BYTES_PER_PIXEL: dict[str, int] = {"WEBP": 16, "HEIF": 10}
+#: Added for a pixel not decoded as RGB(A) (palette, grey, CMYK): the conversion's own copy.
+CONVERSION_BYTES_PER_PIXEL = 4
+#: The modes Image.reduce works on directly; others are converted first.
+_REDUCIBLE_MODES = frozenset({"L", "LA", "RGB", "RGBA"})
 
 
 class ImageRejected(ValidationError):
@@ -120,8 +133,40 @@ def picture_at(url: Callable[[int], str], width: int, height: int) -> Picture:
     )
 
 
-def open_image(data: bytes) -> Image.Image:
-    """The decoded image, upright and in RGB(A); ImageRejected with a reason when it is not one."""
+def decode_cost(image: Image.Image) -> int:
+    """The bytes decoding this opened (not yet loaded) image holds at its peak."""
+    per_pixel = DECODE_BYTES_PER_PIXEL.get(image.format or "", 4)
+    if image.mode not in ("RGB", "RGBA"):
+        per_pixel += CONVERSION_BYTES_PER_PIXEL
+    return image.width * image.height * per_pixel
+
+
+def _draft(image: Image.Image, fit: int) -> None:
+    """A JPEG is decoded at 1/2, 1/4 or 1/8 of its size when that still leaves at least half of
+    `fit` on its long side (libjpeg scales while decoding, so the whole is never held)."""
+    if image.format not in ("JPEG", "MPO") or max(image.size) <= fit:
+        return
+    scale = fit / 2 / max(image.size)
+    image.draft(None, (max(1, math.ceil(image.width * scale)), max(1, math.ceil(image.height * scale))))
+
+
+def _reduced(image: Image.Image, mode: str, fit: int) -> Image.Image:
+    """At most `fit` pixels on the long side, by a whole factor (box average): the reduced copy is
+    a quarter of the decoded one or less, and nothing else is allocated."""
+    factor = math.ceil(max(image.size) / fit)
+    if factor < 2:
+        return image
+    if image.mode not in _REDUCIBLE_MODES:
+        image = image.convert(mode)
+    return image.reduce(factor)
+
+
+def open_image(data: bytes, *, fit: int | None = None, max_decode_bytes: int | None = None) -> Image.Image:
+    """The decoded image, upright and in RGB(A); ImageRejected with a reason when it is not one.
+
+    With `fit`, the image comes back at most `fit` pixels on its long side (and at least half of
+    that when it was larger), made small while or right after decoding, before any copy; with
+    `max_decode_bytes`, an image whose decode would hold more (`decode_cost`) is refused first."""
     if not data:
         raise ImageRejected(IMAGE_EMPTY)
     if len(data) > MAX_IMAGE_BYTES:
@@ -134,6 +179,10 @@ def open_image(data: bytes) -> Image.Image:
                 raise ImageRejected(IMAGE_UNREADABLE)
             if image.width * image.height > MAX_IMAGE_PIXELS:
                 raise ImageRejected(IMAGE_TOO_MANY_PIXELS)
+            if fit is not None:
+                _draft(image, fit)
+            if max_decode_bytes is not None and decode_cost(image) > max_decode_bytes:
+                raise ImageRejected(IMAGE_TOO_COSTLY)
             image.load()
     except ImageRejected:
         raise
@@ -143,13 +192,26 @@ def open_image(data: bytes) -> Image.Image:
         # RuntimeError: Pillow's AVIF reader opens any file with an `avif` brand and raises it
         # when the rest is not AVIF.
         raise ImageRejected(IMAGE_UNREADABLE) from None
-    image = ImageOps.exif_transpose(image)  # phone photos carry their rotation in EXIF
     has_alpha = image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info)
-    return image.convert("RGBA" if has_alpha else "RGB")
+    mode = "RGBA" if has_alpha else "RGB"
+    if fit is not None:
+        image = _reduced(image, mode, fit)  # before turning and converting, which copy
+    ImageOps.exif_transpose(image, in_place=True)  # phone photos carry their rotation in EXIF
+    return image if image.mode == mode else image.convert(mode)
+
+
+def fit_webp(image: Image.Image) -> Image.Image:
+    """The image, shrunk (keeping its proportions) when a side is longer than WebP allows."""
+    if max(image.size) <= WEBP_MAX_SIDE:
+        return image
+    scale = WEBP_MAX_SIDE / max(image.size)
+    size = (min(WEBP_MAX_SIDE, max(1, round(image.width * scale))), min(WEBP_MAX_SIDE, max(1, round(image.height * scale))))
+    return image.resize(size, Image.Resampling.LANCZOS)
 
 
 def write_webp(path: Path, image: Image.Image) -> None:
     """Save as WebP under a temporary name, then rename: a reader never sees half a file."""
+    image = fit_webp(image)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

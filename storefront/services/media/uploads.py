@@ -27,6 +27,7 @@ from storefront.services.media.images import (
     PreparedImage,
     write_webp,
     digest_of,
+    fit_webp,
     open_image,
     rendition_name,
     rendition_widths,
@@ -59,11 +60,11 @@ def _named(filename: str, message: str) -> str:
     return f"{filename}: {message}" if filename else message
 
 
-def decode_upload(file: UploadedFile) -> Image.Image:
+def decode_upload(file: UploadedFile, *, fit: int | None = None, max_decode_bytes: int | None = None) -> Image.Image:
     """The file decoded (a HEIC photo like any other), or ValidationError naming it and saying why
-    it is refused."""
+    it is refused; `fit` and `max_decode_bytes` as for `open_image`."""
     try:
-        return open_image(file.data)
+        return open_image(file.data, fit=fit, max_decode_bytes=max_decode_bytes)
     except ImageRejected as rejected:
         message = _named(file.filename, str(rejected))
         raise ValidationError(message, {"images": message}) from None
@@ -95,7 +96,7 @@ def store_uploads(
     stored: list[StoredImage] = []
     try:
         for file in files:
-            image = decode_upload(file)
+            image = fit_webp(decode_upload(file))  # stored as WebP, whose sides stop at 16,383 px
             name = f"{secrets.token_urlsafe(18)}.webp"
             path = directory / name
             write_webp(path, image)

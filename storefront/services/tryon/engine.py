@@ -3,8 +3,9 @@
 An engine is synchronous (CPU or network work): callers run `generate` in a worker thread
 (`asyncio.to_thread`, a background event), never on the event loop. Inputs are the raw bytes of
 any image the upload checks accept (JPEG, PNG, GIF, WebP, HEIC; checked by content); the output
-is PNG or JPEG bytes of the same width and height as the person photo (as shown upright, after its
-EXIF rotation).
+is PNG or JPEG bytes of the same width and height as the person photo as decoded here (upright,
+after its EXIF rotation, and at most TRYON_MAX_SIDE pixels long: a larger photo is made smaller
+while it is decoded, and one whose decode would hold more than TRYON_DECODE_BYTES is refused).
 
 Engines raise only the typed errors below, so the page and the API can show their messages as
 they are: the photo's problems (`NoPersonFound`, `ShouldersNotVisible`, `UnsupportedImage`) are
@@ -33,6 +34,11 @@ ENGINE_FAILED = "The try-on could not be made right now. Please try again."
 PHOTO_TOO_LARGE = "The photo is larger than 10 MB. Use a smaller one."
 #: Prefixed to the upload check's reason when the garment (an item image) is the one refused.
 GARMENT_LABEL = "Item image"
+#: The long side a try-on input is decoded to at most (the local engine works at 1024 px).
+TRYON_MAX_SIDE = 2048
+#: What decoding one try-on input may hold at its peak: a 12-megapixel phone photo as PNG; a JPEG
+#: of any size fits, since it is decoded at a fraction of its size.
+TRYON_DECODE_BYTES = 48 * 1024 * 1024
 
 
 class NoPersonFound(ValidationError):
@@ -98,6 +104,8 @@ def decode_photo(data: bytes) -> Image.Image:
 
 def _decode(data: bytes, label: str, field: str) -> Image.Image:
     try:
-        return decode_upload(UploadedFile(filename=label, data=data))
+        return decode_upload(
+            UploadedFile(filename=label, data=data), fit=TRYON_MAX_SIDE, max_decode_bytes=TRYON_DECODE_BYTES
+        )
     except ValidationError as refused:
         raise UnsupportedImage(refused.message, field) from None
