@@ -188,3 +188,8 @@ def test_unreachable_store_collections_are_a_502(down_client: TestClient) -> Non
 def test_unreachable_store_status_is_reported(down_client: TestClient) -> None:
     body = down_client.get("/api/shopify/test").json()
     assert body == {"status": "error", "message": "Shopify could not be reached."}
+
+
+def test_a_nul_in_a_store_search_is_dropped(client: TestClient) -> None:
+    titles = [p["title"] for p in _products(client, query="classic\x00 crew")["products"]]
+    assert "Classic Crew Tee" in titles

@@ -20,7 +20,7 @@ from storefront.collections import COLLECTIONS, DEFAULT_COLLECTION_KEY, DERIVATI
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
 from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.media.images import Picture, PreparedImage, picture
-from storefront.services.catalog.text_search import contains_text
+from storefront.services.catalog.text_search import search_condition
 
 _Row = TypeVar("_Row", CatalogVariant, CatalogImage)
 
@@ -379,9 +379,9 @@ def matching(
     """SQL conditions of a storefront search: shown, the query in the title (or the description,
     case-insensitive substring, from the text index), in the collection when one is given."""
     conditions = [_shown()]
-    needle = query.strip()
-    if needle:
-        conditions.append(contains_text(needle, in_description=match_description))
+    searched = search_condition(query, in_description=match_description)
+    if searched is not None:
+        conditions.append(searched)
     if collection_key is not None:
         conditions.append(col(CatalogProduct.collection_key) == collection_key.strip().lower())
     return conditions

@@ -49,6 +49,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 
+from storefront.services.catalog.text_search import search_text
 from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.shopify.catalogue import (
     COLLECTIONS_FAILED,
@@ -332,7 +333,7 @@ class ShopifyCatalogue:
     ) -> StorePage:
         """Active products, newest id last; of one collection when given; titles containing `query`."""
         limit = _clamp_limit(limit)
-        needle = query.strip().casefold()
+        needle = search_text(query).casefold()
         try:
             if needle:
                 return await self._search(needle, collection_id, cursor, limit)
