@@ -48,6 +48,10 @@ TOO_MANY_PAYMENT_REQUESTS = "Too many payment attempts from your address. Please
 TOO_MANY_TRY_ONS = "Too many try-ons from your address. Please wait a minute and try again."
 #: A try-on costs about a second of CPU: this many per client address and minute.
 TRY_ONS_PER_MINUTE = 20
+TOO_MANY_STORE_REQUESTS = "Too many store catalogue requests from your address. Please wait a minute and try again."
+#: The store catalogue's routes per client address and minute: half of Shopify's standard budget
+#: (2 requests a second), so no one address can spend it all on answers the caches do not hold.
+STORE_REQUESTS_PER_MINUTE = 60
 
 
 class ApiServices:
@@ -141,6 +145,11 @@ class ApiServices:
     def tryon_limiter(self) -> RateLimiter:
         """Try-ons per client address and minute."""
         return self._per_minute(TRY_ONS_PER_MINUTE, TOO_MANY_TRY_ONS)
+
+    @cached_property
+    def store_limiter(self) -> RateLimiter:
+        """Store-catalogue (Shopify) requests per client address and minute."""
+        return self._per_minute(STORE_REQUESTS_PER_MINUTE, TOO_MANY_STORE_REQUESTS)
 
     @cached_property
     def tryon_engine(self) -> TryOnEngine:

@@ -267,7 +267,7 @@ class CartState(rx.State):
         catalogue = store_catalogue()
         if theirs:  # only a cart with store lines shows the store's Checkout button
             try:
-                status = await catalogue.status()
+                status = await store_health().status()  # the store is asked at most once a minute
             except Exception:  # a health check: an error shows as the reason, never as a crash
                 status = StoreStatus(STATUS_ERROR, STORE_UNREACHABLE)
             async with self:

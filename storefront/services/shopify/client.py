@@ -21,7 +21,9 @@
   `page_info`; a repeated search inside the cache lifetime costs no request for the walk.
 - **Cache.** Every successful GET answer is kept for `cache_ttl` seconds (default 30; 0 turns it
   off), keyed by the request URL, at most `cache_size` entries, so a busy storefront does not drain
-  the bucket. `status()` always asks Shopify (it is the configuration check).
+  the bucket. `status()` always asks Shopify (it is the configuration check; callers read it through
+  `health.StoreHealth`, which asks once a minute). An id `product()` found missing (404, or not
+  active) is remembered for `missing_ttl` seconds (default 60), at most `missing_size` ids.
 - **Limits.** After each answer `X-Shopify-Shop-Api-Call-Limit` ("used/size") is read; when the
   bucket is nearly full (more than `bucket_headroom` used) the next request waits for it to leak
   (`leak_per_second`, 2 on standard plans) back under that mark. A 429 waits `Retry-After` (float
@@ -157,6 +159,8 @@ class ShopifyCatalogue:
         bucket_headroom: int = 8,
         leak_per_second: float = 2.0,
         search_pages: int = 8,
+        missing_ttl: float = 60.0,
+        missing_size: int = 1024,
         clock: Callable[[], float] = time.monotonic,
         sleep: Sleep = asyncio.sleep,
         transport: httpx.AsyncBaseTransport | None = None,
@@ -180,6 +184,10 @@ class ShopifyCatalogue:
         self._clock = clock
         self._sleep = sleep
         self._cache: OrderedDict[str, tuple[float, Any, str]] = OrderedDict()
+        self.missing_ttl = max(0.0, missing_ttl)
+        self.missing_size = max(1, missing_size)
+        #: Product ids the store said it does not sell, until when (oldest first).
+        self._missing: OrderedDict[int, float] = OrderedDict()
         self._ready_at = 0.0  # no request starts before this moment (bucket nearly full)
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
@@ -207,6 +215,26 @@ class ShopifyCatalogue:
 
     def clear_cache(self) -> None:
         self._cache.clear()
+        self._missing.clear()
+
+    def _known_missing(self, product_id: int) -> bool:
+        until = self._missing.get(product_id)
+        if until is None:
+            return False
+        if until > self._clock():
+            return True
+        del self._missing[product_id]
+        return False
+
+    def _note_missing(self, product_id: int) -> None:
+        """Remember an id the store does not sell for `missing_ttl` (anyone may ask for any id, and
+        each unknown one would otherwise cost a request); the oldest go past `missing_size`."""
+        if self.missing_ttl <= 0:
+            return
+        self._missing[product_id] = self._clock() + self.missing_ttl
+        self._missing.move_to_end(product_id)
+        while len(self._missing) > self.missing_size:
+            self._missing.popitem(last=False)
 
     # ------------------------------------------------------------------ request core
 
@@ -351,13 +379,20 @@ class ShopifyCatalogue:
             raise StoreUnavailable(PRODUCTS_FAILED, details={"status": 404}) from None
 
     async def product(self, product_id: int) -> StoreProduct:
+        """An active product; NotFoundError for one the store does not sell (remembered for
+        `missing_ttl`, so asking again costs no request)."""
+        product_id = int(product_id)
+        if self._known_missing(product_id):
+            raise NotFoundError(PRODUCT_NOT_FOUND)
         try:
-            raw, _ = await self._get(f"products/{int(product_id)}.json", {}, "product", PRODUCT_FAILED)
+            raw, _ = await self._get(f"products/{product_id}.json", {}, "product", PRODUCT_FAILED)
         except _NotFound:
+            self._note_missing(product_id)
             raise NotFoundError(PRODUCT_NOT_FOUND) from None
         if not isinstance(raw, dict):
             raise StoreUnavailable(PRODUCT_FAILED, details={"error": "unreadable product"})
         if raw.get("status", "active") != "active":
+            self._note_missing(product_id)
             raise NotFoundError(PRODUCT_NOT_FOUND)
         try:
             return parse_product(raw)
