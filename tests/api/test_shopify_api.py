@@ -57,6 +57,9 @@ class DownStore:
     async def product(self, product_id: int) -> StoreProduct:
         raise StoreUnavailable(PRODUCTS_FAILED)
 
+    async def products_by_id(self, product_ids: object) -> dict[int, StoreProduct]:
+        raise StoreUnavailable(PRODUCTS_FAILED)
+
     async def collections(self) -> list[StoreCollection]:
         raise StoreUnavailable(COLLECTIONS_FAILED)
 

@@ -378,6 +378,19 @@ def test_the_unknown_ids_remembered_are_bounded(fake, timeline) -> None:
     assert [len(fake.requests_to(f"/products/{n}.json")) for n in (1, 2, 3)] == [2, 1, 1]
 
 
+def test_a_cart_of_store_products_is_read_in_one_request(fake, timeline) -> None:
+    ids = [p["id"] for p in fake.active_products()]
+
+    async def body(catalogue: ShopifyCatalogue) -> tuple[dict, list[str]]:
+        found = await catalogue.products_by_id([*ids, 987654321])
+        return found, await _outcomes(catalogue, [987654321])
+
+    found, later = run(fake, timeline, body)
+    assert sorted(found) == sorted(ids) and later == ["missing"]
+    (request,) = fake.requests
+    assert request.path.endswith("/products.json") and request.query["ids"].split(",") == [*map(str, ids), "987654321"]
+
+
 def test_a_failing_product_read_is_product_failed(fake, timeline) -> None:
     fake.fail_with(500, times=None)
     with pytest.raises(StoreUnavailable) as caught:

@@ -351,6 +351,10 @@ class DemoStoreCatalogue:
         except KeyError:
             raise NotFoundError(PRODUCT_NOT_FOUND) from None
 
+    async def products_by_id(self, product_ids: Sequence[int]) -> dict[int, StoreProduct]:
+        await self._ready()
+        return {i: self._by_id[i] for i in product_ids if i in self._by_id}
+
     async def collections(self) -> list[StoreCollection]:
         return list(self._collections)
 
