@@ -46,6 +46,10 @@ INVALID_REQUEST = "Invalid request"
 TOO_MANY_REFRESHES = "Too many configuration refreshes from your address. Please wait a minute and try again."
 REFRESHES_PER_MINUTE = 5
 TOO_MANY_PAYMENT_REQUESTS = "Too many payment attempts from your address. Please wait a minute and try again."
+TOO_MANY_STORE_REQUESTS = "Too many store catalogue requests from your address. Please wait a minute and try again."
+#: The store catalogue's routes per client address and minute: half of Shopify's standard budget
+#: (2 requests a second), so no one address can spend it all on answers the caches do not hold.
+STORE_REQUESTS_PER_MINUTE = 60
 
 
 class ApiServices:
@@ -139,6 +143,11 @@ class ApiServices:
     def tryon_limiter(self) -> RateLimiter:
         """Try-ons per client address and minute, counted with the try-on page's."""
         return throttle.tryon_limiter(self.session_factory, self.clock)
+
+    @cached_property
+    def store_limiter(self) -> RateLimiter:
+        """Store-catalogue (Shopify) requests per client address and minute."""
+        return self._per_minute(STORE_REQUESTS_PER_MINUTE, TOO_MANY_STORE_REQUESTS)
 
     @cached_property
     def tryon_engine(self) -> TryOnEngine:

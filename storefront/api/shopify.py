@@ -4,15 +4,18 @@ collections, in Shopify's own shapes. All public and read-only.
 The catalogue (the Shopify client, or the demo when the store is not configured) is built once
 per app from the settings and kept on `app.state.store_catalogue`; tests may set it first.
 A store that cannot answer is a 502 with the catalogue's message; an unknown product a 404.
+Each address may make STORE_REQUESTS_PER_MINUTE requests a minute (then 429 with Retry-After).
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 
 from storefront import wiring
+from storefront.api.orders import client_address
 from storefront.api.schemas import errors
 from storefront.api.shopify_schemas import Collections, StoreProduct as StoreProductAnswer, StoreProducts, StoreStatusAnswer
 from storefront.services.platform.errors import NotFoundError, ValidationError
@@ -23,9 +26,19 @@ from storefront.services.shopify.catalogue import (
     StoreProduct,
     StoreStatus,
 )
+from storefront.services.shopify.health import StoreHealth
 from storefront.services.shopify.sanitize import sanitize_html
 
-router = APIRouter(tags=["store catalogue"])
+
+
+async def throttle(request: Request) -> None:
+    """429 (with Retry-After) past STORE_REQUESTS_PER_MINUTE requests from one address: what the
+    caches do not hold is paid for from the store's own request budget."""
+    limiter = request.app.state.services.store_limiter
+    await asyncio.to_thread(limiter.check, f"shopify:{client_address(request)}")
+
+
+router = APIRouter(tags=["store catalogue"], dependencies=[Depends(throttle)])
 
 PREFIX = "/api/shopify"
 DEFAULT_PAGE_SIZE = 24
@@ -42,6 +55,20 @@ def store_catalogue(request: Request) -> StoreCatalogue:
         catalogue = wiring.shared_store_catalogue(state.services.settings)
         state.store_catalogue = catalogue
     return catalogue
+
+
+def store_health(request: Request) -> StoreHealth:
+    """The store's status asked at most once a minute: the process's own (shared with the pages),
+    or one over the catalogue a test set on the app."""
+    state = request.app.state
+    health = getattr(state, "store_health", None)
+    if health is None:
+        settings = state.services.settings
+        catalogue = store_catalogue(request)
+        shared = catalogue is wiring.shared_store_catalogue(settings)
+        health = wiring.store_health(settings) if shared else StoreHealth(catalogue)
+        state.store_health = health
+    return health
 
 
 def _numeric_id(value: str) -> int | None:
@@ -102,13 +129,16 @@ def serialize_product(product: StoreProduct) -> dict[str, Any]:
     }
 
 
-@router.get(PREFIX + "/test", response_model=StoreStatusAnswer, response_model_exclude_unset=True)
+@router.get(
+    PREFIX + "/test", response_model=StoreStatusAnswer, response_model_exclude_unset=True, responses=errors(429)
+)
 async def store_status(request: Request) -> dict[str, Any]:
-    """status ('demo', 'connected' or 'error'), message, and shopName when connected."""
-    return serialize_status(await store_catalogue(request).status())
+    """status ('demo', 'connected' or 'error'), message, and shopName when connected; the store
+    is asked at most once a minute."""
+    return serialize_status(await store_health(request).status())
 
 
-@router.get(PREFIX + "/products", response_model=StoreProducts, responses=errors(422, 502))
+@router.get(PREFIX + "/products", response_model=StoreProducts, responses=errors(422, 429, 502))
 async def list_products(
     request: Request,
     query: str = Query("", max_length=255, description="Part of the title, any case"),
@@ -131,7 +161,7 @@ async def list_products(
     }
 
 
-@router.get(PREFIX + "/products/{product_id}", response_model=StoreProductAnswer, responses=errors(404, 502))
+@router.get(PREFIX + "/products/{product_id}", response_model=StoreProductAnswer, responses=errors(404, 429, 502))
 async def get_product(request: Request, product_id: str) -> dict[str, Any]:
     """One product; 404 'Product Not Found' for an unknown or malformed id."""
     number = _numeric_id(product_id)
@@ -140,7 +170,7 @@ async def get_product(request: Request, product_id: str) -> dict[str, Any]:
     return serialize_product(await store_catalogue(request).product(number))
 
 
-@router.get(PREFIX + "/collections", response_model=Collections, responses=errors(502))
+@router.get(PREFIX + "/collections", response_model=Collections, responses=errors(429, 502))
 async def list_collections(request: Request) -> dict[str, Any]:
     """{collections: [{id, title}]}, custom and smart alike."""
     collections = await store_catalogue(request).collections()

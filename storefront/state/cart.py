@@ -160,6 +160,13 @@ class CartState(rx.State):
         self.cart_json = stored
         return _CART_UPDATED
 
+    def _add_line(self, line: cart.CartLine) -> tuple[rx.event.EventSpec | None, str]:
+        """Add a priced line: (the cart-updated event or None, "") or (None, why it was refused)."""
+        try:
+            return self._save(cart.add_line(self._lines(), line)), ""
+        except ValidationError as refusal:  # the cart already holds MAX_CART_LINES lines
+            return None, refusal.message
+
     def _own_lines(self) -> list[cart.CartLine]:
         return cart.own_lines(self._lines())
 
@@ -247,14 +254,20 @@ class CartState(rx.State):
         product read once, and left as they are while the store cannot answer (never dropped for
         an outage). The store's status is read too, for the store group's Checkout button."""
         async with self:
-            lines = self._lines()
+            stored = cart.read_cart(self.cart_json)
+            lines = stored.lines
+            trimmed = self._save(lines) if stored.trimmed else None
+        if trimmed:
+            yield trimmed
+        if stored.trimmed:
+            yield rx.toast.warning(cart.CART_TRIMMED)
         if not lines:
             return
         ours, theirs = cart.split_by_source(lines)
         catalogue = store_catalogue()
         if theirs:  # only a cart with store lines shows the store's Checkout button
             try:
-                status = await catalogue.status()
+                status = await store_health().status()  # the store is asked at most once a minute
             except Exception:  # a health check: an error shows as the reason, never as a crash
                 status = StoreStatus(STATUS_ERROR, STORE_UNREACHABLE)
             async with self:
@@ -292,7 +305,10 @@ class CartState(rx.State):
             yield rx.toast.error(STORE_PRODUCT_ERROR_TITLE, description=STORE_PRODUCT_ERROR)
             return
         async with self:
-            updated = self._save(cart.add_line(self._lines(), line))
+            updated, refusal = self._add_line(line)
+        if refusal:
+            yield rx.toast.error(refusal)
+            return
         if updated:
             yield updated
         yield rx.toast.success(STORE_ADDED_TITLE, description=f"{line.name} - {line.size}")
@@ -307,7 +323,10 @@ class CartState(rx.State):
             yield _refusal_toast(error)
             return
         async with self:
-            updated = self._save(cart.add_line(self._lines(), line))
+            updated, refusal = self._add_line(line)
+        if refusal:
+            yield rx.toast.error(refusal)
+            return
         if updated:
             yield updated
         yield rx.toast.success(ADDED_TITLE, description=added_text(line))

@@ -16,6 +16,7 @@ from reflex.vars.base import Var
 from storefront.collections import COLLECTIONS, get_collection
 from storefront.db import session_scope
 from storefront.services.catalog import catalog, listing
+from storefront.services.catalog.text_search import search_text
 from storefront.services.platform.errors import NotFoundError
 from storefront.services.platform.money import format_usd
 from storefront.services.printify.provider import product_page_url
@@ -129,8 +130,8 @@ def _card_page(
 
 
 def listing_url(query: str) -> str:
-    """/products searching for `query` (just /products for an empty search)."""
-    query = query.strip()
+    """/products searching for `query` as the search reads it (just /products for an empty search)."""
+    query = search_text(query)
     return f"{PRODUCTS_ROUTE}?{urlencode({SEARCH_PARAM: query})}" if query else PRODUCTS_ROUTE
 
 

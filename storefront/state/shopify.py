@@ -181,7 +181,7 @@ class StoreListState(rx.State):
 
     async def _load_status(self):
         try:
-            status = await _catalogue().status()
+            status = await _health().status()  # the store is asked at most once a minute
         except Exception as error:  # status() should not raise; a failure is still a request error
             log.warning("store status check failed: %s", error)
             async with self:

@@ -513,7 +513,9 @@ def shopify(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> Iterator[tup
         yield fake, Settings()
 
 
-def test_hostile_store_descriptions_come_out_sanitised(shopify: tuple[FakeShopifyServer, Settings]) -> None:
+def test_hostile_store_descriptions_come_out_sanitised(
+    shopify: tuple[FakeShopifyServer, Settings], engine: Engine
+) -> None:
     """The path the sanitiser's unit tests miss: a real store client, over HTTP, to the API."""
     fake, shop_settings = shopify
     # The check below flags every one of these as it was sent.
@@ -523,7 +525,7 @@ def test_hostile_store_descriptions_come_out_sanitised(shopify: tuple[FakeShopif
     with fake.lock:
         for product_id, html in zip(ids, HOSTILE_DESCRIPTIONS, strict=True):
             fake.products[product_id]["body_html"] = f"<p>Safe text.</p>{html}"
-    api = create_api(shop_settings)
+    api = create_api(shop_settings, engine=engine)  # the routes' rate limit counts in the database
     api.state.store_catalogue = wiring.store_catalogue(shop_settings)
     with TestClient(api) as client:
         assert client.get("/api/shopify/test").json()["status"] == "connected"

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from sqlalchemy.engine import Engine
 
-from storefront.api.app import create_api
+from storefront.api import app as app_module
+from storefront.api.app import STORE_REQUESTS_PER_MINUTE, TOO_MANY_STORE_REQUESTS, create_api
 from storefront.config import Settings
 from storefront.services.shopify.catalogue import (
     COLLECTIONS_FAILED,
@@ -19,7 +25,10 @@ from storefront.services.shopify.catalogue import (
     StoreStatus,
     StoreUnavailable,
 )
+from storefront.services.shopify.client import ShopifyCatalogue
 from storefront.services.shopify.demo import DemoStoreCatalogue
+from storefront.services.shopify.health import STATUS_TTL, StoreHealth
+from tests.fakes.shopify_server import FakeShopifyServer
 
 
 @pytest.fixture
@@ -32,8 +41,8 @@ def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
 
 
 @pytest.fixture
-def client(settings: Settings) -> TestClient:
-    return TestClient(create_api(settings))
+def client(settings: Settings, engine: Engine) -> TestClient:
+    return TestClient(create_api(settings, engine=engine))
 
 
 class DownStore:
@@ -48,13 +57,16 @@ class DownStore:
     async def product(self, product_id: int) -> StoreProduct:
         raise StoreUnavailable(PRODUCTS_FAILED)
 
+    async def products_by_id(self, product_ids: object) -> dict[int, StoreProduct]:
+        raise StoreUnavailable(PRODUCTS_FAILED)
+
     async def collections(self) -> list[StoreCollection]:
         raise StoreUnavailable(COLLECTIONS_FAILED)
 
 
 @pytest.fixture
-def down_client(settings: Settings) -> TestClient:
-    api = create_api(settings)
+def down_client(settings: Settings, engine: Engine) -> TestClient:
+    api = create_api(settings, engine=engine)
     api.state.store_catalogue = DownStore()
     return TestClient(api)
 
@@ -188,3 +200,79 @@ def test_unreachable_store_collections_are_a_502(down_client: TestClient) -> Non
 def test_unreachable_store_status_is_reported(down_client: TestClient) -> None:
     body = down_client.get("/api/shopify/test").json()
     assert body == {"status": "error", "message": "Shopify could not be reached."}
+
+
+def test_a_nul_in_a_store_search_is_dropped(client: TestClient) -> None:
+    titles = [p["title"] for p in _products(client, query="classic\x00 crew")["products"]]
+    assert "Classic Crew Tee" in titles
+
+
+# --------------------------------------------------------------------------- the store's budget
+
+
+class Clock:
+    """Monotonic seconds the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+PINNED = datetime(2024, 6, 1, 12, 0, 5, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def fake_store() -> Iterator[FakeShopifyServer]:
+    with FakeShopifyServer() as server:
+        yield server
+
+
+def _store_api(settings: Settings, engine: Engine, fake: FakeShopifyServer, clock: Clock | None = None) -> FastAPI:
+    api = create_api(settings, engine=engine, clock=lambda: PINNED)
+    catalogue = ShopifyCatalogue(base_url=fake.base_url, token=fake.token, clock=clock or time.monotonic)
+    api.state.store_catalogue = catalogue
+    if clock is not None:
+        api.state.store_health = StoreHealth(catalogue, clock=clock)
+    return api
+
+
+def test_100_status_checks_ask_shopify_once_a_minute(
+    settings: Settings, engine: Engine, fake_store: FakeShopifyServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(app_module, "STORE_REQUESTS_PER_MINUTE", 1000)  # the throttle is tested apart
+    clock = Clock()
+    with TestClient(_store_api(settings, engine, fake_store, clock)) as client:
+        answers = [client.get("/api/shopify/test") for _ in range(100)]
+        assert {(a.status_code, a.json()["status"]) for a in answers} == {(200, "connected")}
+        assert len(fake_store.requests_to("/shop.json")) == 1
+        clock.now += STATUS_TTL + 1
+        assert client.get("/api/shopify/test").json()["status"] == "connected"
+        assert len(fake_store.requests_to("/shop.json")) == 2
+
+
+def test_an_unknown_product_asked_twice_reaches_shopify_once(
+    settings: Settings, engine: Engine, fake_store: FakeShopifyServer
+) -> None:
+    with TestClient(_store_api(settings, engine, fake_store)) as client:
+        for _ in range(2):
+            response = client.get("/api/shopify/products/987654321")
+            assert (response.status_code, response.json()["error"]) == (404, PRODUCT_NOT_FOUND)
+    assert len(fake_store.requests_to("/products/987654321.json")) == 1
+
+
+def test_the_store_routes_answer_429_past_the_per_address_limit(
+    settings: Settings, engine: Engine, fake_store: FakeShopifyServer
+) -> None:
+    with TestClient(_store_api(settings, engine, fake_store, Clock())) as client:
+        paths = ["/api/shopify/test", "/api/shopify/collections", "/api/shopify/products/987654321"]
+        codes = [client.get(paths[n % 3]).status_code for n in range(STORE_REQUESTS_PER_MINUTE)]
+        assert 429 not in codes
+        refused = client.get("/api/shopify/products", params={"query": "tee"})
+        asked = len(fake_store.requests)
+        assert client.get("/api/shopify/products/123456789").status_code == 429
+        assert len(fake_store.requests) == asked  # refused before it costs the store anything
+    assert refused.status_code == 429
+    assert refused.json()["error"] == TOO_MANY_STORE_REQUESTS
+    assert int(refused.headers["Retry-After"]) == 55  # the minute's window ends 55 s after 12:00:05

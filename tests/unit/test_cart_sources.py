@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -80,6 +81,12 @@ class FakeStore:
             return self.products[product_id]
         except KeyError:
             raise NotFoundError("Product Not Found") from None
+
+    async def products_by_id(self, product_ids: Sequence[int]) -> dict[int, StoreProduct]:
+        self.reads.extend(product_ids)
+        if self.down:
+            raise StoreUnavailable("down")
+        return {i: self.products[i] for i in product_ids if i in self.products}
 
 
 # --------------------------------------------------------------------------- the line's source

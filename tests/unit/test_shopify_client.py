@@ -347,6 +347,50 @@ def test_a_draft_product_is_not_found(fake, timeline) -> None:
         run(fake, timeline, lambda c: c.product(draft["id"]))
 
 
+async def _outcomes(catalogue: ShopifyCatalogue, ids: list[int]) -> list[str]:
+    """Ask for each id in turn: 'found' or 'missing'."""
+    outcomes = []
+    for product_id in ids:
+        try:
+            await catalogue.product(product_id)
+            outcomes.append("found")
+        except NotFoundError:
+            outcomes.append("missing")
+    return outcomes
+
+
+def test_an_unknown_product_is_asked_for_once_a_minute(fake, timeline) -> None:
+    async def body(catalogue: ShopifyCatalogue) -> list[str]:
+        first = await _outcomes(catalogue, [123, 123, 123])
+        timeline.now += 61  # past missing_ttl: the store may sell it by now
+        return first + await _outcomes(catalogue, [123])
+
+    assert run(fake, timeline, body) == ["missing"] * 4
+    assert len(fake.requests_to("/products/123.json")) == 2
+
+
+def test_the_unknown_ids_remembered_are_bounded(fake, timeline) -> None:
+    async def body(catalogue: ShopifyCatalogue) -> list[str]:
+        return await _outcomes(catalogue, [1, 2, 3, 1, 3])
+
+    assert run(fake, timeline, body, missing_size=2) == ["missing"] * 5
+    # 1 was the oldest of three and left the two remembered; 3 was still there.
+    assert [len(fake.requests_to(f"/products/{n}.json")) for n in (1, 2, 3)] == [2, 1, 1]
+
+
+def test_a_cart_of_store_products_is_read_in_one_request(fake, timeline) -> None:
+    ids = [p["id"] for p in fake.active_products()]
+
+    async def body(catalogue: ShopifyCatalogue) -> tuple[dict, list[str]]:
+        found = await catalogue.products_by_id([*ids, 987654321])
+        return found, await _outcomes(catalogue, [987654321])
+
+    found, later = run(fake, timeline, body)
+    assert sorted(found) == sorted(ids) and later == ["missing"]
+    (request,) = fake.requests
+    assert request.path.endswith("/products.json") and request.query["ids"].split(",") == [*map(str, ids), "987654321"]
+
+
 def test_a_failing_product_read_is_product_failed(fake, timeline) -> None:
     fake.fail_with(500, times=None)
     with pytest.raises(StoreUnavailable) as caught:

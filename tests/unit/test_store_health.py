@@ -85,3 +85,37 @@ def test_a_check_that_raises_is_a_failed_store() -> None:
     status = asyncio.run(health.status())
     assert store_failed(status)
     assert status.message == UNREACHABLE
+
+
+class SlowStore(CountingStore):
+    """A store whose status check waits until the test lets it answer."""
+
+    def __init__(self, status: StoreStatus) -> None:
+        super().__init__(status)
+        self.gate: asyncio.Event | None = None
+
+    async def status(self) -> StoreStatus:
+        assert self.gate is not None
+        await self.gate.wait()
+        return await super().status()
+
+
+def test_a_burst_when_the_minute_is_up_asks_the_store_once() -> None:
+    store, clock = SlowStore(CONNECTED), Clock()
+    health = StoreHealth(store, clock=clock)
+
+    async def main() -> list[StoreStatus]:
+        store.gate = asyncio.Event()
+        store.gate.set()
+        await health.status()
+        clock.now += STATUS_TTL
+        store.gate.clear()
+        store.answer = REFUSED
+        burst = [asyncio.create_task(health.status()) for _ in range(50)]
+        await asyncio.sleep(0)  # every call has started; the first one is waiting on the store
+        store.gate.set()
+        return await asyncio.gather(*burst)
+
+    answers = asyncio.run(main())
+    assert store.checks == 2
+    assert answers.count(REFUSED) == 1 and answers.count(CONNECTED) == 49

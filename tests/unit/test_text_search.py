@@ -15,7 +15,15 @@ from sqlmodel import Session, delete, select, update
 from storefront.models import CatalogProduct, CatalogVariant
 from storefront.services.admin import product_rows
 from storefront.services.catalog import catalog, listing
-from storefront.services.catalog.text_search import SEARCH_TABLE, case_variants, contains_text, fts_phrase, like_pattern
+from storefront.services.catalog.text_search import (
+    MAX_SEARCH_CHARS,
+    SEARCH_TABLE,
+    case_variants,
+    contains_text,
+    fts_phrase,
+    like_pattern,
+    search_text,
+)
 from tests.unit.test_catalog import SHOP_ID, add, printify_product
 
 #: id -> (title, description HTML): the texts every tricky query below is tried against.
@@ -215,3 +223,60 @@ def test_the_condition_is_written_for_the_database_in_use(engine: Engine) -> Non
     statement = select(CatalogProduct.id).where(contains_text("tee"))
     sql = str(statement.compile(engine))
     assert (SEARCH_TABLE in sql and "MATCH" in sql) if engine.dialect.name == "sqlite" else "ILIKE" in sql
+
+
+# --------------------------------------------------------------------------- hostile input
+
+
+@pytest.mark.parametrize(
+    ("raw", "read"),
+    [
+        ("kappa\x00", "kappa"),
+        ("\x00\x01kap\x7fpa\x9f", "kappa"),
+        ("kappa\ttee\n", "kappa tee"),
+        ("\ud800kappa", "kappa"),
+        ("  ", ""),
+        (None, ""),
+    ],
+)
+def test_control_characters_are_taken_out_of_a_search(raw: object, read: str) -> None:
+    assert search_text(raw) == read
+
+
+def test_a_search_is_cut_to_200_characters() -> None:
+    assert MAX_SEARCH_CHARS == 200
+    assert search_text("k" * 1_000_000) == "k" * 200
+
+
+def test_a_nul_in_the_search_finds_what_the_text_without_it_finds(session: Session) -> None:
+    """NUL broke the FTS5 query (and is an error in a PostgreSQL string): it is dropped instead."""
+    assert {p.id for p in catalog.search_products(session, query="Kap\x00pa")} == {"kappa"}
+    assert [c.id for c in listing.product_page(session, query="\x00kappa\x00").cards] == ["kappa"]
+    page = product_rows.product_page(session, shop_id=SHOP_ID, query="pocket\x00")
+    assert {row.id for row in page.rows} == {"arger", "kappa"}
+
+
+def test_a_megabyte_search_sends_the_database_at_most_200_characters(session: Session) -> None:
+    sent: list[Any] = []
+
+    def record(_conn: Connection, _cursor: Any, _statement: str, parameters: Any, *_: Any) -> None:
+        sent.append(parameters)
+
+    connection = session.connection()
+    event.listen(connection, "before_cursor_execute", record)
+    try:
+        found = listing.product_page(session, query="Kappa Tee" + "z" * 1_000_000).cards
+        rows = product_rows.product_page(session, shop_id=SHOP_ID, query="q" * 1_000_000).rows
+    finally:
+        event.remove(connection, "before_cursor_execute", record)
+    assert not found and not rows
+    texts = [value for parameters in sent for value in _values(parameters) if isinstance(value, str)]
+    assert texts and max(len(value) for value in texts) <= MAX_SEARCH_CHARS + 20
+
+
+def _values(parameters: Any) -> list[Any]:
+    if isinstance(parameters, dict):
+        return list(parameters.values())
+    if isinstance(parameters, (list, tuple)):
+        return list(parameters)
+    return [parameters]

@@ -15,7 +15,7 @@ from storefront.models import CatalogProduct, CatalogVariant
 from storefront.services.admin.base_price import upcharge_note
 from storefront.services.admin.product_forms import category_key, parse_product_id, whole_number
 from storefront.services.catalog.catalog import PRODUCT_NOT_FOUND, listing_price, plain_text
-from storefront.services.catalog.text_search import contains_text
+from storefront.services.catalog.text_search import search_condition
 from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.platform.money import cents_to_dollars
 
@@ -169,9 +169,9 @@ def _filters(
     ]
     if shop_id is not None:
         conditions.append(col(CatalogProduct.shop_id) == shop_id)
-    needle = query.strip()
-    if needle:
-        conditions.append(contains_text(needle, in_description=True))
+    searched = search_condition(query, in_description=True)
+    if searched is not None:
+        conditions.append(searched)
     if category:
         conditions.append(col(CatalogProduct.collection_key) == category_key(category))
     return conditions

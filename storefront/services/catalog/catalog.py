@@ -20,7 +20,7 @@ from storefront.collections import COLLECTIONS, DEFAULT_COLLECTION_KEY, DERIVATI
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
 from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.media.images import Picture, PreparedImage, picture
-from storefront.services.catalog.text_search import contains_text
+from storefront.services.catalog.text_search import search_condition
 
 _Row = TypeVar("_Row", CatalogVariant, CatalogImage)
 
@@ -379,9 +379,9 @@ def matching(
     """SQL conditions of a storefront search: shown, the query in the title (or the description,
     case-insensitive substring, from the text index), in the collection when one is given."""
     conditions = [_shown()]
-    needle = query.strip()
-    if needle:
-        conditions.append(contains_text(needle, in_description=match_description))
+    searched = search_condition(query, in_description=match_description)
+    if searched is not None:
+        conditions.append(searched)
     if collection_key is not None:
         conditions.append(col(CatalogProduct.collection_key) == collection_key.strip().lower())
     return conditions
@@ -462,6 +462,52 @@ def get_product(session: Session, product_id: str) -> ProductDetail:
     raise NotFoundError(PRODUCT_NOT_FOUND)
 
 
+@dataclass(frozen=True, slots=True)
+class OrderableProduct:
+    """What pricing a cart line needs of a shown product: its name, variants and images."""
+
+    id: str
+    name: str
+    variants: tuple[CatalogVariant, ...]
+    images: tuple[CatalogImage, ...]
+
+    @property
+    def has_variants(self) -> bool:
+        return listing_price(self.variants) is not None
+
+    def line_image(self, color: str) -> str:
+        """The picture a line of `color` shows: the colour's own, else the product's."""
+        fallback = pick_image(self.images)
+        if color and len(enabled_colours(self.variants)) > 1:
+            return (colour_image(self.images, color) or fallback).src
+        return fallback.src
+
+
+def orderable_products(session: Session, product_ids: Iterable[str]) -> dict[str, OrderableProduct]:
+    """The shown products among `product_ids` (samples and hidden ones are absent), read in two
+    queries however many there are: names with variants (the prices), then images."""
+    ids = list(dict.fromkeys(pid for pid in product_ids if pid))
+    if not ids:
+        return {}
+    rows = session.exec(
+        select(CatalogProduct.id, CatalogProduct.title, CatalogVariant)
+        .outerjoin(CatalogVariant, col(CatalogVariant.product_id) == col(CatalogProduct.id))
+        .where(col(CatalogProduct.id).in_(ids), _shown())
+        .order_by(col(CatalogVariant.sort_order), col(CatalogVariant.id))
+    ).all()
+    names: dict[str, str] = {}
+    variants: dict[str, list[CatalogVariant]] = {}
+    for product_id, title, variant in rows:
+        names[product_id] = title
+        found = variants.setdefault(product_id, [])
+        if variant is not None:
+            found.append(variant)
+    images = _images_by_product(session, list(names))
+    return {
+        pid: OrderableProduct(pid, names[pid], tuple(variants[pid]), tuple(images[pid])) for pid in names
+    }
+
+
 def line_price(session: Session, product_id: str, size: str, color: str = "") -> LinePrice:
     """Unit price of a cart line: the first enabled variant of exactly that size, in that colour.
 
@@ -470,7 +516,11 @@ def line_price(session: Session, product_id: str, size: str, color: str = "") ->
     row = _shown_product(session, product_id)
     if row is None:  # unknown, hidden, or a sample (samples cannot be ordered)
         raise NotFoundError(PRODUCT_NOT_FOUND)
-    variants = _variants_by_product(session, [row.id])[row.id]
+    return price_in(_variants_by_product(session, [row.id])[row.id], size, color)
+
+
+def price_in(variants: Sequence[CatalogVariant], size: str, color: str = "") -> LinePrice:
+    """line_price's rule over a product's variants already read."""
     colours = enabled_colours(variants)
     if color and color not in colours:
         raise ValidationError(COLOR_NOT_AVAILABLE, {"color": COLOR_NOT_AVAILABLE})

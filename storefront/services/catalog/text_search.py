@@ -14,6 +14,7 @@ Case folding is Unicode on both ("Ä" finds "ä"), as PostgreSQL's ILIKE and the
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar
 
 from sqlalchemy import Boolean, Integer, column, func, literal_column, or_, select, table
@@ -29,6 +30,14 @@ from storefront.models import CatalogProduct
 SEARCH_TABLE = "catalog_product_search"
 #: Trigram indexes answer only texts of at least this many characters.
 MIN_INDEXED_CHARS = 3
+#: The longest search looked for: longer input is cut to this (no title is longer, and the work
+#: of a match grows with the text's length).
+MAX_SEARCH_CHARS = 200
+
+# Control characters (NUL breaks FTS5 and is an error in a PostgreSQL string) and lone surrogates
+# (which no database encodes); whitespace controls become spaces, the rest go.
+_WHITESPACE_CONTROLS = re.compile(r"[\t\n\v\f\r\x1c-\x1f\x85]")
+_OTHER_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 _LIKE_ESCAPE = "/"
 _search_table = table(SEARCH_TABLE, column("rowid", Integer))
@@ -124,9 +133,28 @@ def _postgresql_condition(text: str, in_description: bool) -> ColumnElement[bool
     return or_(*(column_.ilike(pattern, escape=_LIKE_ESCAPE) for column_ in columns))
 
 
+def search_text(raw: object) -> str:
+    """What a search box's input searches for: control characters out, surrounding spaces off, at
+    most MAX_SEARCH_CHARS characters; "" for no search (or input that is not text). Every search
+    goes through here (contains_text applies it), whatever sent the text."""
+    if not isinstance(raw, str):
+        return ""
+    # Cut first, so an enormous input costs no more than a long one.
+    text = _WHITESPACE_CONTROLS.sub(" ", raw[: MAX_SEARCH_CHARS * 4])
+    text = _OTHER_CONTROLS.sub("", text).strip()
+    return text[:MAX_SEARCH_CHARS].rstrip()
+
+
+def search_condition(query: object, *, in_description: bool = False) -> ColumnElement[bool] | None:
+    """contains_text of the query as search_text reads it; None when that leaves nothing to search."""
+    text = search_text(query)
+    return contains_text(text, in_description=in_description) if text else None
+
+
 def contains_text(text: str, *, in_description: bool = False) -> ColumnElement[bool]:
     """SQL condition: the product's title (or, with `in_description`, its title or description)
-    contains `text` as typed, case-insensitively, from the database's text index."""
+    contains `text` (as search_text reads it), case-insensitively, from the database's text index."""
+    text = search_text(text)
     columns = _columns(in_description)
     return _PerDialect(
         sqlite=_sqlite_condition(text, in_description),

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
+from storefront.services.platform.errors import ValidationError
 from storefront.services.platform.money import cents_to_dollars, parse_cents
 
 CART_STORAGE_KEY = "cart-storage"
@@ -25,6 +26,16 @@ TAX_CENTS = 0
 MIN_LINE_QUANTITY = 1
 # The spec shows no upper limit; 99 keeps a tampered or runaway quantity sane.
 MAX_LINE_QUANTITY = 99
+#: Distinct lines a cart holds: a cart is read, repriced and checked out whole on the server, so
+#: one shopper's (or a tampered local storage's) cart must stay a bounded amount of work.
+MAX_CART_LINES = 100
+#: The stored cart text read at most: 100 lines take far less, and a longer string (a tampered
+#: local storage) is read only this far, never parsed whole.
+MAX_CART_STORAGE_CHARS = 200_000
+#: Stored entries read at most (duplicates merge into one line, so a legitimate cart has <= 100).
+MAX_STORED_ENTRIES = 4 * MAX_CART_LINES
+CART_TRIMMED = f"Your cart had more than {MAX_CART_LINES} items; only the first {MAX_CART_LINES} were kept."
+CART_FULL = f"Your cart can hold at most {MAX_CART_LINES} different items. Remove one to add another."
 #: A line of our own catalogue (and every line of a cart stored before sources).
 SOURCE_OURS = ""
 #: A line of the store catalogue (Shopify), checked out on the store.
@@ -85,7 +96,8 @@ def clamp_quantity(quantity: int) -> int:
 
 
 def add_line(lines: Sequence[CartLine], line: CartLine) -> tuple[CartLine, ...]:
-    """Raise the quantity of the line with the same id, colour and size by line.quantity, else append."""
+    """Raise the quantity of the line with the same id, colour and size by line.quantity, else append;
+    ValidationError(CART_FULL) when appending would make more than MAX_CART_LINES lines."""
     if line.quantity < MIN_LINE_QUANTITY:
         raise ValueError(f"quantity to add must be at least 1, got {line.quantity}")
     result: list[CartLine] = []
@@ -97,6 +109,8 @@ def add_line(lines: Sequence[CartLine], line: CartLine) -> tuple[CartLine, ...]:
             merged = True
         result.append(existing)
     if not merged:
+        if len(result) >= MAX_CART_LINES:
+            raise ValidationError(CART_FULL)
         result.append(replace(line, quantity=clamp_quantity(line.quantity)))
     return tuple(result)
 
@@ -245,29 +259,82 @@ def dump_cart(lines: Iterable[CartLine]) -> str:
     return json.dumps(items, separators=(",", ":"))
 
 
-def load_cart(raw: str | None) -> list[CartLine]:
-    """Cart lines from whatever local storage holds; bad entries are skipped, and this never raises.
+@dataclass(frozen=True, slots=True)
+class StoredCart:
+    """A cart read from local storage: its lines, and whether some were left out (over the cap)."""
 
-    Quantities are clamped to 1..99 and duplicate id+colour+size entries merged; an entry without
-    a colour (stored before colours) loads with colour "", one without a source (stored before
-    sources) as a line of ours; an entry of an unknown source is skipped. Prices are display-only.
+    lines: list[CartLine]
+    trimmed: bool = False
+
+
+def load_cart(raw: str | None) -> list[CartLine]:
+    """Cart lines from whatever local storage holds (read_cart's lines); this never raises."""
+    return read_cart(raw).lines
+
+
+def read_cart(raw: str | None) -> StoredCart:
+    """The first MAX_CART_LINES distinct lines of whatever local storage holds; never raises.
+
+    Bad entries are skipped. Quantities are clamped to 1..99 and duplicate id+colour+size entries
+    merged; an entry without a colour (stored before colours) loads with colour "", one without a
+    source (stored before sources) as a line of ours; an entry of an unknown source is skipped.
+    Prices are display-only. The work is bounded whatever the size of `raw`: a bare array is read
+    one entry at a time and only up to MAX_CART_STORAGE_CHARS; `trimmed` says lines were left out.
     """
     if not isinstance(raw, str) or not raw.strip():
-        return []
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError):
-        return []
+        return StoredCart([])
+    text = raw.lstrip()
+    cut = len(text) > MAX_CART_STORAGE_CHARS
+    if cut:
+        text = text[:MAX_CART_STORAGE_CHARS]
+    entries = _array_entries(text) if text.startswith("[") else iter(_stored_items(_whole_json(text)))
     merged: dict[tuple[str, str, str, str], CartLine] = {}
-    for entry in _stored_items(data):
+    trimmed = cut
+    for index, entry in enumerate(entries):
+        if index >= MAX_STORED_ENTRIES:
+            trimmed = True
+            break
         line = _parse_item(entry)
         if line is None:
             continue
         earlier = merged.get(line.key)
+        if earlier is None and len(merged) >= MAX_CART_LINES:
+            trimmed = True
+            break
         if earlier is not None:
             line = replace(earlier, quantity=clamp_quantity(earlier.quantity + line.quantity))
         merged[line.key] = line
-    return list(merged.values())
+    return StoredCart(list(merged.values()), trimmed and bool(merged))
+
+
+_DECODER = json.JSONDecoder()
+_BLANK = re.compile(r"[ \t\n\r]*")
+
+
+def _array_entries(text: str) -> Iterator[object]:
+    """The entries of the JSON array `text` starts with, decoded one at a time as they are asked
+    for, so a caller that stops early parses no further; ends quietly at the first entry that does
+    not decode (a cut-off or broken tail keeps the entries before it)."""
+    position = _BLANK.match(text, 1).end()  # type: ignore[union-attr]
+    if text.startswith("]", position):
+        return
+    while True:
+        try:
+            entry, position = _DECODER.raw_decode(text, position)
+        except (ValueError, RecursionError):
+            return
+        yield entry
+        position = _BLANK.match(text, position).end()  # type: ignore[union-attr]
+        if not text.startswith(",", position):
+            return
+        position = _BLANK.match(text, position + 1).end()  # type: ignore[union-attr]
+
+
+def _whole_json(text: str) -> object:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
 
 
 def _stored_items(data: object) -> list[object]:

@@ -21,6 +21,7 @@ from sqlmodel import Session, col, delete, select, update
 from storefront.models import Order, OrderItem, utcnow
 from storefront.services.orders import order_access
 from storefront.services.orders.cart import (
+    MAX_CART_LINES,
     MAX_LINE_QUANTITY,
     MIN_LINE_QUANTITY,
     SOURCE_OURS,
@@ -32,10 +33,10 @@ from storefront.services.orders.cart import (
     totals_for,
 )
 from storefront.services.catalog.catalog import COLOR_NOT_AVAILABLE
-from storefront.services.platform.errors import ConflictError, ValidationError
+from storefront.services.platform.errors import ConflictError, ServiceError, ValidationError
 from storefront.services.platform.money import cents_to_dollars, parse_cents
 from storefront.services.payments.gateway import CARD_FIELDS
-from storefront.services.orders.shopping import new_cart_line
+from storefront.services.orders.shopping import LinePick, price_lines
 from storefront.services.orders.statuses import PAYABLE, OrderStatus, PaymentStatus
 
 # Messages of spec section 5 (and 8), shown as they are.
@@ -70,7 +71,8 @@ OUR_SOURCES = (SOURCE_OURS, "printify")
 
 SHIPPING_FIELD = "shippingAddress"
 BILLING_FIELD = "billingAddress"
-MAX_ITEMS = 100
+#: The cart's own cap on distinct lines: an order can hold no more than a cart.
+MAX_ITEMS = MAX_CART_LINES
 #: Browser prices may differ from ours by at most one cent (the spec's 0.01 tolerance).
 PRICE_TOLERANCE_CENTS = 1
 ORDER_NUMBER_PREFIX = "SF-"
@@ -327,13 +329,14 @@ def validate_order_payload(payload: Mapping[str, Any]) -> OrderRequest:
 def reprice_lines(session: Session, items: Sequence[OrderLineRequest]) -> list[PricedLine]:
     """Price every line from the catalogue; PRICE_MISMATCH when a browser price is off by > 0.01."""
     priced: list[PricedLine] = []
-    for index, item in enumerate(items):
-        try:
-            line = new_cart_line(session, item.product_id, item.size, item.quantity, item.color)
-        except ValidationError as exc:  # colour or size no longer offered: point at the line
-            field = "color" if "color" in exc.field_errors else "size"
-            message = exc.field_errors.get(field, exc.message)
-            raise ValidationError(message, {f"items.{index}.{field}": message}) from exc
+    picks = [LinePick(item.product_id, item.size, item.quantity, item.color) for item in items]
+    for index, (item, line) in enumerate(zip(items, price_lines(session, picks), strict=True)):
+        if isinstance(line, ValidationError):  # colour or size no longer offered: point at the line
+            field = "color" if "color" in line.field_errors else "size"
+            message = line.field_errors.get(field, line.message)
+            raise ValidationError(message, {f"items.{index}.{field}": message}) from line
+        if isinstance(line, ServiceError):
+            raise line
         if abs(line.price_cents - item.price_cents) > PRICE_TOLERANCE_CENTS:
             raise ValidationError(PRICE_MISMATCH)
         priced.append(

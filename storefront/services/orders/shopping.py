@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from sqlmodel import Session
 
 from storefront.services.catalog import catalog
 from storefront.services.orders.cart import CartLine, add_line
-from storefront.services.platform.errors import NotFoundError, ValidationError
+from storefront.services.platform.errors import NotFoundError, ServiceError, ValidationError
 
 SIZE_REQUIRED = "Please select a size"
 COLOR_REQUIRED = "Please select a color"
@@ -28,24 +29,49 @@ def _color_required() -> ValidationError:
     return ValidationError(COLOR_REQUIRED, {"color": COLOR_REQUIRED})
 
 
-def _priced_line(
-    session: Session, product: catalog.ProductDetail, size: str, quantity: int, color: str = ""
-) -> CartLine:
-    """The line for `size` in `color` of a loaded product, priced by catalog.line_price."""
-    if not product.has_variants and not product.is_sample:
+@dataclass(frozen=True, slots=True)
+class LinePick:
+    """A line to price: the product, size and colour the shopper chose, and how many."""
+
+    product_id: str
+    size: str
+    quantity: int = 1
+    color: str = ""
+
+
+def _priced_line(product: catalog.OrderableProduct | None, pick: LinePick) -> CartLine:
+    """The line for a pick of a product already read (None: not a shown product)."""
+    if not pick.size:
+        raise _size_required()
+    if product is None:  # unknown, hidden, or a sample (samples cannot be ordered)
+        raise NotFoundError(catalog.PRODUCT_NOT_FOUND)
+    if not product.has_variants:
         raise _no_variants()
-    price = catalog.line_price(session, product.id, size, color)
-    image = next((choice.image_url for choice in product.colors if choice.name == price.color), product.image_url)
+    price = catalog.price_in(product.variants, pick.size, pick.color)
     return CartLine(
         product_id=product.id,
         name=product.name,
         price_cents=price.price_cents,
-        size=size,
-        image=image,
-        quantity=quantity,
+        size=pick.size,
+        image=product.line_image(price.color),
+        quantity=pick.quantity,
         variant_id=price.variant_id,
         color=price.color,
     )
+
+
+def price_lines(session: Session, picks: Sequence[LinePick]) -> list[CartLine | ServiceError]:
+    """Each pick as a line priced from the catalogue, or the error that refuses it, in order.
+
+    The catalogue is read once for all of them (a constant number of queries, never one per line)."""
+    products = catalog.orderable_products(session, (pick.product_id for pick in picks))
+    results: list[CartLine | ServiceError] = []
+    for pick in picks:
+        try:
+            results.append(_priced_line(products.get(pick.product_id), pick))
+        except (NotFoundError, ValidationError) as refusal:
+            results.append(refusal)
+    return results
 
 
 def new_cart_line(session: Session, product_id: str, size: str, quantity: int = 1, color: str = "") -> CartLine:
@@ -54,7 +80,10 @@ def new_cart_line(session: Session, product_id: str, size: str, quantity: int = 
     Without a colour, a product in several colours gets the first colour that comes in the size."""
     if not size:
         raise _size_required()
-    return _priced_line(session, catalog.get_product(session, product_id), size, quantity, color)
+    (result,) = price_lines(session, [LinePick(product_id, size, quantity, color)])
+    if isinstance(result, ServiceError):
+        raise result
+    return result
 
 
 def quick_add_line(session: Session, product_id: str) -> CartLine:
@@ -66,7 +95,7 @@ def quick_add_line(session: Session, product_id: str) -> CartLine:
         raise _size_required()
     if product.colors:
         raise _color_required()
-    return _priced_line(session, product, product.sizes[0], 1)
+    return new_cart_line(session, product.id, product.sizes[0])
 
 
 def refresh_lines(session: Session, lines: Sequence[CartLine]) -> tuple[list[CartLine], int]:
@@ -75,13 +104,12 @@ def refresh_lines(session: Session, lines: Sequence[CartLine]) -> tuple[list[Car
 
     A line stored without a colour takes the colour it resolves to, so it may merge with a line
     already in that colour."""
+    picks = [LinePick(line.product_id, line.size, line.quantity, line.color) for line in lines]
     fresh: tuple[CartLine, ...] = ()
     dropped = 0
-    for line in lines:
-        try:
-            current = new_cart_line(session, line.product_id, line.size, line.quantity, line.color)
-        except (NotFoundError, ValidationError):
+    for result in price_lines(session, picks):
+        if isinstance(result, ServiceError):
             dropped += 1
             continue
-        fresh = add_line(fresh, current)
+        fresh = add_line(fresh, result)
     return list(fresh), dropped

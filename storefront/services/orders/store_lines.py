@@ -3,8 +3,6 @@ server, never by the browser. Our own lines are priced from the catalogue cache 
 
 from __future__ import annotations
 
-import asyncio
-
 from storefront.services.orders import cart
 from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.shopify.catalogue import (
@@ -73,23 +71,16 @@ async def priced_store_line(
 async def repriced_store_lines(
     catalogue: StoreCatalogue, lines: list[cart.CartLine]
 ) -> tuple[list[cart.CartLine], int]:
-    """The store lines with today's store prices, names and images, each product read once (at the
-    same time); lines whose product or variant is gone are dropped and counted. StoreUnavailable
-    when the store cannot answer, so the caller leaves the lines as they are."""
-    ids = list(dict.fromkeys(line.product_id for line in lines))
-    products: dict[str, StoreProduct | None] = {}
-
-    async def read(product_id: str) -> None:
-        try:
-            products[product_id] = await catalogue.product(int(product_id))
-        except (NotFoundError, ValueError):
-            products[product_id] = None
-
-    await asyncio.gather(*(read(product_id) for product_id in ids))
+    """The store lines with today's store prices, names and images, their products read together
+    (one request to the store for up to 250 of them); lines whose product or variant is gone are
+    dropped and counted. StoreUnavailable when the store cannot answer, so the caller leaves the
+    lines as they are."""
+    ids = [int(pid) for pid in dict.fromkeys(line.product_id for line in lines) if _is_id(pid)]
+    products = await catalogue.products_by_id(ids) if ids else {}
     fresh: tuple[cart.CartLine, ...] = ()
     dropped = 0
     for line in lines:
-        product = products.get(line.product_id)
+        product = products.get(int(line.product_id)) if _is_id(line.product_id) else None
         try:
             if product is None:
                 raise NotFoundError(STORE_PRODUCT_ERROR)
@@ -99,3 +90,8 @@ async def repriced_store_lines(
             continue
         fresh = cart.add_line(fresh, current)
     return list(fresh), dropped
+
+
+def _is_id(product_id: str) -> bool:
+    """Whether a stored id can be a store product's (a positive 64-bit integer)."""
+    return product_id.isascii() and product_id.isdigit() and 0 < int(product_id) < 2**63

@@ -3,6 +3,7 @@ and the Shopify Admin REST client), so pages and the API never know which one an
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, Literal, Protocol
@@ -106,6 +107,10 @@ class StoreCatalogue(Protocol):
         ...
 
     async def product(self, product_id: int) -> StoreProduct: ...
+
+    async def products_by_id(self, product_ids: Sequence[int]) -> dict[int, StoreProduct]:
+        """The active products among `product_ids`, read together (an absent id is not sold)."""
+        ...
 
     async def collections(self) -> list[StoreCollection]:
         """Custom and smart collections, by title."""

@@ -21,7 +21,9 @@
   `page_info`; a repeated search inside the cache lifetime costs no request for the walk.
 - **Cache.** Every successful GET answer is kept for `cache_ttl` seconds (default 30; 0 turns it
   off), keyed by the request URL, at most `cache_size` entries, so a busy storefront does not drain
-  the bucket. `status()` always asks Shopify (it is the configuration check).
+  the bucket. `status()` always asks Shopify (it is the configuration check; callers read it through
+  `health.StoreHealth`, which asks once a minute). An id `product()` found missing (404, or not
+  active) is remembered for `missing_ttl` seconds (default 60), at most `missing_size` ids.
 - **Limits.** After each answer `X-Shopify-Shop-Api-Call-Limit` ("used/size") is read; when the
   bucket is nearly full (more than `bucket_headroom` used) the next request waits for it to leak
   (`leak_per_second`, 2 on standard plans) back under that mark. A 429 waits `Retry-After` (float
@@ -43,12 +45,13 @@ import logging
 import math
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Self
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 
+from storefront.services.catalog.text_search import search_text
 from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.shopify.catalogue import (
     COLLECTIONS_FAILED,
@@ -156,6 +159,8 @@ class ShopifyCatalogue:
         bucket_headroom: int = 8,
         leak_per_second: float = 2.0,
         search_pages: int = 8,
+        missing_ttl: float = 60.0,
+        missing_size: int = 1024,
         clock: Callable[[], float] = time.monotonic,
         sleep: Sleep = asyncio.sleep,
         transport: httpx.AsyncBaseTransport | None = None,
@@ -179,6 +184,10 @@ class ShopifyCatalogue:
         self._clock = clock
         self._sleep = sleep
         self._cache: OrderedDict[str, tuple[float, Any, str]] = OrderedDict()
+        self.missing_ttl = max(0.0, missing_ttl)
+        self.missing_size = max(1, missing_size)
+        #: Product ids the store said it does not sell, until when (oldest first).
+        self._missing: OrderedDict[int, float] = OrderedDict()
         self._ready_at = 0.0  # no request starts before this moment (bucket nearly full)
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
@@ -206,6 +215,26 @@ class ShopifyCatalogue:
 
     def clear_cache(self) -> None:
         self._cache.clear()
+        self._missing.clear()
+
+    def _known_missing(self, product_id: int) -> bool:
+        until = self._missing.get(product_id)
+        if until is None:
+            return False
+        if until > self._clock():
+            return True
+        del self._missing[product_id]
+        return False
+
+    def _note_missing(self, product_id: int) -> None:
+        """Remember an id the store does not sell for `missing_ttl` (anyone may ask for any id, and
+        each unknown one would otherwise cost a request); the oldest go past `missing_size`."""
+        if self.missing_ttl <= 0:
+            return
+        self._missing[product_id] = self._clock() + self.missing_ttl
+        self._missing.move_to_end(product_id)
+        while len(self._missing) > self.missing_size:
+            self._missing.popitem(last=False)
 
     # ------------------------------------------------------------------ request core
 
@@ -332,7 +361,7 @@ class ShopifyCatalogue:
     ) -> StorePage:
         """Active products, newest id last; of one collection when given; titles containing `query`."""
         limit = _clamp_limit(limit)
-        needle = query.strip().casefold()
+        needle = search_text(query).casefold()
         try:
             if needle:
                 return await self._search(needle, collection_id, cursor, limit)
@@ -350,18 +379,42 @@ class ShopifyCatalogue:
             raise StoreUnavailable(PRODUCTS_FAILED, details={"status": 404}) from None
 
     async def product(self, product_id: int) -> StoreProduct:
+        """An active product; NotFoundError for one the store does not sell (remembered for
+        `missing_ttl`, so asking again costs no request)."""
+        product_id = int(product_id)
+        if self._known_missing(product_id):
+            raise NotFoundError(PRODUCT_NOT_FOUND)
         try:
-            raw, _ = await self._get(f"products/{int(product_id)}.json", {}, "product", PRODUCT_FAILED)
+            raw, _ = await self._get(f"products/{product_id}.json", {}, "product", PRODUCT_FAILED)
         except _NotFound:
+            self._note_missing(product_id)
             raise NotFoundError(PRODUCT_NOT_FOUND) from None
         if not isinstance(raw, dict):
             raise StoreUnavailable(PRODUCT_FAILED, details={"error": "unreadable product"})
         if raw.get("status", "active") != "active":
+            self._note_missing(product_id)
             raise NotFoundError(PRODUCT_NOT_FOUND)
         try:
             return parse_product(raw)
         except (KeyError, TypeError, ValueError) as exc:
             raise StoreUnavailable(PRODUCT_FAILED, details={"error": f"unreadable product: {exc!r}"}) from exc
+
+    async def products_by_id(self, product_ids: Sequence[int]) -> dict[int, StoreProduct]:
+        """The active products among `product_ids`, 250 to a request (`products.json?ids=`); ids
+        remembered missing cost nothing, and those the answer leaves out are remembered so."""
+        wanted = [i for i in dict.fromkeys(int(i) for i in product_ids) if not self._known_missing(i)]
+        found: dict[int, StoreProduct] = {}
+        for start in range(0, len(wanted), MAX_PAGE_SIZE):
+            chunk = wanted[start:start + MAX_PAGE_SIZE]
+            try:
+                products = await self._full_products(chunk)
+            except _NotFound:
+                raise StoreUnavailable(PRODUCTS_FAILED, details={"status": 404}) from None
+            found.update((product.id, product) for product in products)
+            for product_id in chunk:
+                if product_id not in found:
+                    self._note_missing(product_id)
+        return found
 
     async def collections(self) -> list[StoreCollection]:
         """Published custom and smart collections, merged and sorted by title."""

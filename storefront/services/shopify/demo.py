@@ -20,6 +20,7 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from storefront.services.media import demo_images
+from storefront.services.catalog.text_search import search_text
 from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.shopify.catalogue import (
     MAX_PAGE_SIZE,
@@ -332,7 +333,7 @@ class DemoStoreCatalogue:
         await self._ready()
         limit = max(1, min(int(limit), MAX_PAGE_SIZE))
         offset = decode_cursor(cursor)
-        needle = query.strip().casefold()
+        needle = search_text(query).casefold()
         members = None if collection_id is None else self._members.get(collection_id, frozenset())
         matches = [
             p
@@ -349,6 +350,10 @@ class DemoStoreCatalogue:
             return self._by_id[product_id]
         except KeyError:
             raise NotFoundError(PRODUCT_NOT_FOUND) from None
+
+    async def products_by_id(self, product_ids: Sequence[int]) -> dict[int, StoreProduct]:
+        await self._ready()
+        return {i: self._by_id[i] for i in product_ids if i in self._by_id}
 
     async def collections(self) -> list[StoreCollection]:
         return list(self._collections)

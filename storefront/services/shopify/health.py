@@ -42,25 +42,32 @@ def store_state_label(status: StoreStatus) -> str:
 class StoreHealth:
     """The store catalogue's status, asked at most once per STATUS_TTL unless refreshed.
 
-    Concurrent first calls may each ask the store; that costs a request or two, never a wrong answer."""
+    Kept in process memory: a minute-old answer is all it holds, so each worker asking the store
+    once a minute is the whole cost, and nothing has to agree across workers. While one check is
+    under way every other caller gets the last answer (only the very first calls, with no answer
+    yet, may each ask), so a burst of requests at the minute's turn still asks the store once."""
 
     def __init__(self, catalogue: StoreCatalogue, clock: Callable[[], float] = time.monotonic) -> None:
         self._catalogue, self._clock = catalogue, clock
         self._last: StoreStatus | None = None
         self._checked_at = 0.0
+        self._checking = False
 
     async def status(self, refresh: bool = False) -> StoreStatus:
         """The last status while it is fresh; `refresh` asks again unless the last check is under
         MIN_REFRESH_INTERVAL old."""
         if self._last is not None:
             age = self._clock() - self._checked_at
-            if age < (MIN_REFRESH_INTERVAL if refresh else STATUS_TTL):
+            if self._checking or age < (MIN_REFRESH_INTERVAL if refresh else STATUS_TTL):
                 return self._last
+        self._checking = True
         try:
             status = await self._catalogue.status()
         except Exception:  # status() should not raise; a health check reports, it does not crash
             log.exception("the store status check failed")
             status = StoreStatus(STATUS_ERROR, UNREACHABLE)
+        finally:
+            self._checking = False
         if store_failed(status) and (self._last is None or self._last.message != status.message):
             log.warning("The store platform is not usable: %s", status.message)
         self._last, self._checked_at = status, self._clock()
