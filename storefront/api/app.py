@@ -25,10 +25,10 @@ from storefront.api.bodies import API_BODY_TOO_LARGE, MAX_API_BODY_BYTES
 from storefront.api.database_errors import answer_database_outages
 from storefront.api.errors import error_response
 from storefront.api.schemas import errors
-from storefront.api.security_headers import NoSniff
+from storefront.api.security_headers import SecurityHeaders, page_policy
 from storefront.body_limit import BodyCap, BodyLimit
 from storefront.api.static import IMMUTABLE, ONE_HOUR, CachedStaticFiles
-from storefront.config import Settings
+from storefront.config import PRODUCTION, Settings
 from storefront.models import utcnow
 from storefront.services.orders import order_lookup
 from storefront.services.admin.auth import AdminAuth
@@ -226,7 +226,8 @@ def create_api(
     api.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies)
     # Outermost of ours: no middleware or route reads a byte of a body over its cap.
     api.add_middleware(BodyLimit, caps=BODY_CAPS)
-    api.add_middleware(NoSniff)
+    # Outside the cap, so its 413 carries them too (api/security_headers.py).
+    api.add_middleware(SecurityHeaders, policy=page_policy(settings), production=settings.store_env == PRODUCTION)
     api.add_exception_handler(ServiceError, _service_error)
     api.add_exception_handler(RequestValidationError, _request_error)
     api.add_exception_handler(StarletteHTTPException, _http_error)
