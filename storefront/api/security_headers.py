@@ -19,11 +19,13 @@ import base64
 import gzip
 import hashlib
 import logging
+import os
 import re
 import zlib
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from starlette.datastructures import MutableHeaders
@@ -118,23 +120,35 @@ def page_policy(settings: Settings) -> PagePolicy:
 
 
 class _HashCache:
-    """A page's inline script hashes by the digest of its bytes as sent (each built file is read once)."""
+    """A page's inline script hashes by the digest of its bytes as sent, or by the file a server
+    sends itself (`http.response.pathsend`) and its size and time: each built file is read once."""
 
     def __init__(self, size: int = 256) -> None:
         self.size = size
-        self.entries: OrderedDict[bytes, tuple[str, ...] | None] = OrderedDict()
+        self.entries: OrderedDict[object, tuple[str, ...] | None] = OrderedDict()
 
-    def get(self, body: bytes, encoding: str) -> tuple[str, ...] | None:
-        """None when the page cannot be read (an encoding the store does not decode)."""
-        key = hashlib.sha256(encoding.encode() + b"\0" + body).digest()
+    def _remember(self, key: object, compute: Callable[[], tuple[str, ...] | None]) -> tuple[str, ...] | None:
         if key in self.entries:
             self.entries.move_to_end(key)
             return self.entries[key]
-        hashes = _hashes_of(body, encoding)
+        hashes = compute()
         self.entries[key] = hashes
         if len(self.entries) > self.size:
             self.entries.popitem(last=False)
         return hashes
+
+    def get(self, body: bytes, encoding: str) -> tuple[str, ...] | None:
+        """None when the page cannot be read (an encoding the store does not decode)."""
+        key = hashlib.sha256(encoding.encode() + b"\0" + body).digest()
+        return self._remember(key, lambda: _hashes_of(body, encoding))
+
+    def of_file(self, path: str, encoding: str) -> tuple[str, ...] | None:
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return None
+        key = (path, stat.st_size, stat.st_mtime_ns, encoding)
+        return self._remember(key, lambda: _hashes_of(Path(path).read_bytes(), encoding))
 
 
 def _hashes_of(body: bytes, encoding: str) -> tuple[str, ...] | None:
@@ -192,6 +206,15 @@ class SecurityHeaders:
                         else STRICT_POLICY
                     )
                     await send(message)
+                return
+            if start is not None and message["type"] == "http.response.pathsend":
+                # The server sends the file itself (granian): its hashes come from the same file.
+                headers = MutableHeaders(scope=start)
+                hashes = self.hashes.of_file(message["path"], headers.get("content-encoding", "").strip().lower())
+                headers["Content-Security-Policy"] = self.policy.header(hashes or (), scope["path"])
+                await send(start)
+                start = None
+                await send(message)
                 return
             if start is None or message["type"] != "http.response.body":
                 await send(message)

@@ -4,6 +4,7 @@ inline scripts by hash (never 'unsafe-inline' for scripts) and lets nothing load
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import gzip
 import hashlib
@@ -180,3 +181,32 @@ def test_stripe_hosts_only_when_stripe_takes_the_payments(environment: pytest.Mo
     fake = directives(page_policy(Settings()).header(()))
     assert fake["script-src"][-1] == "http://127.0.0.1:4555" and "https://js.stripe.com" not in fake["script-src"]
     assert "http://127.0.0.1:4555" in fake["connect-src"] and "http://127.0.0.1:4555" in fake["frame-src"]
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "identity"])
+def test_a_page_the_server_sends_as_a_file_is_hashed_from_that_file(built: Path, encoding: str) -> None:
+    """Granian (Reflex's production server) sends files itself: the app answers with
+    `http.response.pathsend` and no body, so the hashes come from the file named."""
+    app = SecurityHeaders(Starlette(routes=[
+        Mount("/", PrecompressedStaticFiles(directory=built, html=True, encodings=["gzip"]))
+    ]))
+    sent: list[dict] = []
+    scope = {
+        "type": "http", "asgi": {"version": "3.0", "spec_version": "2.4"}, "http_version": "1.1", "method": "GET",
+        "path": "/admin/login/", "raw_path": b"/admin/login/", "root_path": "", "scheme": "http", "query_string": b"",
+        "headers": [(b"host", b"store"), (b"accept-encoding", encoding.encode())], "server": ("store", 80),
+        "extensions": {"http.response.pathsend": {}},
+    }
+
+    async def receive() -> dict:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    asyncio.run(app(scope, receive, send))
+    assert [m["type"] for m in sent] == ["http.response.start", "http.response.pathsend"]
+    assert sent[1]["path"].endswith("index.html.gz" if encoding == "gzip" else "index.html")
+    headers = {k.decode(): v.decode() for k, v in sent[0]["headers"]}
+    assert sha256(HYDRATION.replace("loaderData", "adminLoaderData")) in headers["content-security-policy"]
+    assert sha256(COLOR_MODE) in headers["content-security-policy"]

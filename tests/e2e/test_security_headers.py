@@ -20,7 +20,6 @@ from storefront.pages.admin.products import ROUTE as ADMIN_PRODUCTS
 from storefront.pages.try_on import ROUTE as TRY_ON
 from tests.e2e import test_shopping as shopping
 from tests.e2e.admin import sign_in
-from tests.e2e.browser import open_page
 from tests.e2e.conftest import StoreProcess, StoreServer, reconfigured_store
 from tests.e2e.test_served_routes import PRERENDERED_PAGES
 from tests.e2e.test_stripe_checkout import GOOD_CARD, fill_customer, fill_stripe_card, order_number
@@ -148,7 +147,7 @@ def test_the_stripe_checkout_works_under_the_policy(
     with reconfigured_store(store, store_process, tmp_path, fake.env()):
         shopping.add_to_cart(page, shopping.product_links(page, "tee")[0], "M")
         policy = _visit(page, "/cart")
-        assert f"script-src 'self'" in policy and fake.api_base in policy
+        assert "script-src 'self'" in policy and fake.api_base in policy
         shopping.open_checkout(page)
         fill_customer(page)
         fill_stripe_card(page, GOOD_CARD)
