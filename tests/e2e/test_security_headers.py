@@ -26,7 +26,9 @@ from tests.e2e.test_stripe_checkout import GOOD_CARD, fill_customer, fill_stripe
 from tests.fakes.stripe_server import FakeStripe
 
 EVIL = "https://evil.example"
-PUBLIC_PAGES = [*PRERENDERED_PAGES, "/product/sample-1", TRY_ON, "/shopify", "/no-such-page", "/admin/login"]
+NOT_FOUND = "/no-such-page"
+NOT_FOUND_STATUS = "Failed to load resource: the server responded with a status of 404 (Not Found)"
+PUBLIC_PAGES = [*PRERENDERED_PAGES, "/product/sample-1", TRY_ON, "/shopify", NOT_FOUND, "/admin/login"]
 #: Collects every policy violation from the first script of each document on.
 RECORD_VIOLATIONS = """
 window.__violations = [];
@@ -47,7 +49,9 @@ class Problems:
 
     def collect(self) -> list[str]:
         violations = self.page.evaluate("() => window.__violations || []")
-        return [*self.errors, *(f"{self.page.url}: CSP {v}" for v in violations)]
+        found = [*self.errors, *(f"{self.page.url}: CSP {v}" for v in violations)]
+        # The not-found page's own 404 is reported as a failed load; nothing else may be.
+        return [p for p in found if not (p.endswith(NOT_FOUND_STATUS) and urlsplit(p.split(": ", 1)[0]).path == NOT_FOUND)]
 
 
 @pytest.fixture
@@ -80,7 +84,7 @@ def test_every_public_page_loads_under_its_policy_without_an_error(page: Page, p
 def test_the_back_office_loads_under_its_policy_without_an_error(page: Page, problems: Problems) -> None:
     sign_in(page)
     found = problems.collect()
-    for path in ("/admin/dashboard", ADMIN_PRODUCTS):
+    for path in (ADMIN_PRODUCTS, "/admin/dashboard"):
         assert "frame-ancestors 'none'" in _visit(page, path)
         found += problems.collect()
     for tab in ("Orders", "Sync & Pricing", "Product Editor"):
