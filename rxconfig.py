@@ -22,6 +22,9 @@ config = rx.Config(
     # One worker keeps state in memory; several workers share it through Redis.
     state_manager_mode="redis" if _settings.redis_url else "memory",
     redis_url=_settings.redis_url or None,
+    # Only the store's own pages may call the backend with credentials and open the websocket
+    # (Reflex's CORS middleware and socket.io both read this; its default '*' reflects any origin).
+    cors_allowed_origins=_settings.allowed_origin_list,
     show_built_with_reflex=False,
     default_color_mode="light",
     plugins=[

@@ -9,6 +9,7 @@ import math
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -50,6 +51,10 @@ class Settings(BaseSettings):
     db_url: str = ""
     redis_url: str = ""
     port: int = Field(default=3000, ge=1, le=65535)
+    #: The origins (scheme://host[:port], comma-separated) whose pages may call the API with the
+    #: browser's credentials and open the websocket; empty: the served address,
+    #: http://localhost:PORT and http://127.0.0.1:PORT (filled in below).
+    allowed_origins: str = ""
     printify_api_token: str = ""
     printify_shop_id: str = ""
     printify_webhook_secret: str = ""
@@ -142,6 +147,16 @@ class Settings(BaseSettings):
                 raise ValueError(f"{entry!r} is not an IP address or network (or '*')") from None
         return ",".join(entries)
 
+    @field_validator("allowed_origins")
+    @classmethod
+    def _origins(cls, value: str) -> str:
+        entries = [entry.strip().rstrip("/") for entry in value.split(",") if entry.strip()]
+        for entry in entries:
+            parts = urlsplit(entry)
+            if parts.scheme not in ("http", "https") or not parts.hostname or "*" in entry or parts.path:
+                raise ValueError(f"{entry!r} is not an origin like https://shop.example (scheme://host[:port])")
+        return ",".join(entries)
+
     @model_validator(mode="after")
     def _derived_and_consistent(self) -> Settings:
         # Defaults that depend on data_dir are filled in here so DATA_DIR moves them all.
@@ -152,6 +167,8 @@ class Settings(BaseSettings):
         upload_dir = data_dir / "uploads" if self.upload_dir == Path() else _project_path(self.upload_dir)
         object.__setattr__(self, "upload_dir", upload_dir)
         object.__setattr__(self, "tryon_engine", _tryon_engine(self))
+        if not self.allowed_origins:
+            object.__setattr__(self, "allowed_origins", f"http://localhost:{self.port},http://127.0.0.1:{self.port}")
         _check_stripe(self)
         if self.store_env == PRODUCTION:
             _check_production(self)
@@ -161,6 +178,11 @@ class Settings(BaseSettings):
     def media_dir(self) -> Path:
         """Where image renditions are written (served at /media with a year-long cache lifetime)."""
         return self.upload_dir / "media"
+
+    @property
+    def allowed_origin_list(self) -> list[str]:
+        """ALLOWED_ORIGINS as a list (Reflex's cors_allowed_origins)."""
+        return self.allowed_origins.split(",")
 
     @property
     def uses_demo_provider(self) -> bool:

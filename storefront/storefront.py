@@ -27,7 +27,7 @@ from storefront.pages import (  # noqa: F401  (importing a page module registers
 )
 from storefront.pages.admin import dashboard, login, products as admin_products  # noqa: F401
 from storefront.served_routes import served_routes
-from storefront.upload_limit import upload_limit
+from storefront.body_limit import upload_limit
 from storefront.services.admin.auth import DEFAULT_PASSWORD_WARNING
 from storefront.services.platform import log_redaction
 from storefront.services.platform.background import Worker, start_worker

@@ -21,12 +21,14 @@ from storefront.api import shopify as shopify_routes
 from storefront.api.admin import orders as admin_orders
 from storefront.api.admin import products as admin_products
 from storefront.api.admin import session as admin
+from storefront.api.bodies import API_BODY_TOO_LARGE, MAX_API_BODY_BYTES
 from storefront.api.database_errors import answer_database_outages
 from storefront.api.errors import error_response
 from storefront.api.schemas import errors
-from storefront.api.security_headers import NoSniff
+from storefront.api.security_headers import SecurityHeaders, page_policy
+from storefront.body_limit import BodyCap, BodyLimit
 from storefront.api.static import IMMUTABLE, ONE_HOUR, CachedStaticFiles
-from storefront.config import Settings
+from storefront.config import PRODUCTION, Settings
 from storefront.models import utcnow
 from storefront.services.orders import order_lookup
 from storefront.services.admin.auth import AdminAuth
@@ -50,6 +52,13 @@ TOO_MANY_STORE_REQUESTS = "Too many store catalogue requests from your address. 
 #: The store catalogue's routes per client address and minute: half of Shopify's standard budget
 #: (2 requests a second), so no one address can spend it all on answers the caches do not hold.
 STORE_REQUESTS_PER_MINUTE = 60
+#: Every API body is capped before anything reads it; the routes that take photos keep their own,
+#: larger caps (and their own refusal texts), every other route has 1 MB.
+BODY_CAPS = (
+    BodyCap(tryon.TRY_ON, tryon.MAX_BODY_BYTES, tryon.BODY_TOO_LARGE),
+    BodyCap(uploads.UPLOAD_IMAGES, uploads.MAX_BODY_BYTES, uploads.BODY_TOO_LARGE),
+    BodyCap("/api/", MAX_API_BODY_BYTES, API_BODY_TOO_LARGE, prefix=True),
+)
 
 
 class ApiServices:
@@ -209,8 +218,9 @@ def create_api(
         # A body or parameter that does not fit the route: {"error": "Invalid request", "details"};
         # the database out of reach: 503, the request's work rolled back whole.
         responses=errors(
-            400, 422, 503,
+            400, 413, 422, 503,
             d400="A body that cannot be read (not UTF-8 JSON)",
+            d413="The body is over the route's cap (1 MB, more for photos); refused before it is read",
             d503="The database could not be reached: nothing was saved, try again (Retry-After)",
         ),
     )
@@ -221,7 +231,10 @@ def create_api(
     # the rate limits count by) is read from X-Forwarded-For, believed only from TRUSTED_PROXIES.
     # Reflex's production server (granian) does not read the header itself.
     api.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies)
-    api.add_middleware(NoSniff)
+    # Outermost of ours: no middleware or route reads a byte of a body over its cap.
+    api.add_middleware(BodyLimit, caps=BODY_CAPS)
+    # Outside the cap, so its 413 carries them too (api/security_headers.py).
+    api.add_middleware(SecurityHeaders, policy=page_policy(settings), production=settings.store_env == PRODUCTION)
     api.add_exception_handler(ServiceError, _service_error)
     api.add_exception_handler(RequestValidationError, _request_error)
     api.add_exception_handler(StarletteHTTPException, _http_error)

@@ -6,6 +6,11 @@ from collections.abc import AsyncIterator
 
 from fastapi import Request
 
+#: The body cap of every API route but those that need more (their caps in storefront/api/app.py):
+#: an order, an event or a product form is a few kilobytes.
+MAX_API_BODY_BYTES = 1024 * 1024
+API_BODY_TOO_LARGE = "The request body is too large: at most 1 MB."
+
 
 class BodyTooLarge(Exception):
     """More than the route's limit arrived; the route answers 413."""

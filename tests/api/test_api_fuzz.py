@@ -20,6 +20,10 @@ Every operation is included:
   reaches the rules (a 429 would still be a documented answer);
 - POST /api/upload/images gets fuzzed multipart bodies (never an image), POST /api/printify/webhooks
   unsigned or wrongly signed bodies (401/400).
+
+Every operation that takes a body also gets its fuzzed bodies with control characters in every
+string (a clean 4xx or success, never a 5xx) and padded one byte past the route's body cap (always
+413 in the {error, details} shape, the body refused before the route reads it).
 """
 
 from __future__ import annotations
@@ -49,7 +53,8 @@ from sqlalchemy.engine import Engine
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
-from storefront.api.app import create_api
+from storefront.api.app import BODY_CAPS, create_api
+from storefront.body_limit import BodyLimit
 from storefront.config import Settings
 from storefront.db import make_engine, migrate
 from storefront.models import AdminSession, utcnow
@@ -146,13 +151,17 @@ def _fuzz(
     admin_token: str,
     statuses: Counter[int],
     strategy: SearchStrategy[schemathesis.Case] | None = None,
+    *,
+    examples: int = EXAMPLES,
+    status: int | None = None,
 ) -> None:
-    """Requests of the mode (or from `strategy`) against the operation, each answer checked."""
+    """Requests of the mode (or from `strategy`) against the operation, each answer checked (and
+    its status `status` when given)."""
     label = f"{operation.method.upper()} {operation.path}"
 
     @given(case=strategy if strategy is not None else operation.as_strategy(generation_mode=mode))
     @settings(
-        max_examples=EXAMPLES,
+        max_examples=examples,
         deadline=None,
         derandomize=True,
         database=None,
@@ -170,8 +179,43 @@ def _fuzz(
         if 400 <= response.status_code < 500:
             body = response.json()
             assert isinstance(body, dict) and "error" in body, (label, response.status_code, response.text)
+        if status is not None:
+            assert response.status_code == status, (label, response.status_code, response.text[:300])
 
     run()
+
+
+#: Every control character, DEL, and the separators and marks that trip up text handling.
+CONTROL_CHARACTERS = "".join(chr(code) for code in range(32)) + "\x7f\u2028\u2029\ufeff\ud7ff"
+#: Oversized requests per operation: each is megabytes, and every one must be refused the same way.
+OVERSIZED_EXAMPLES = 3
+
+
+def _with_control_characters(body: object) -> object:
+    """The body with control characters around every string in it (keys too)."""
+    if isinstance(body, str):
+        return CONTROL_CHARACTERS + body + CONTROL_CHARACTERS
+    if isinstance(body, dict):
+        return {_with_control_characters(k): _with_control_characters(v) for k, v in body.items()}
+    if isinstance(body, list):
+        return [_with_control_characters(item) for item in body]
+    return body
+
+
+def _oversized(case: schemathesis.Case, limit: int) -> schemathesis.Case:
+    """The case with its body grown one byte past `limit` (a padding field, item or text)."""
+    padding = "x" * (limit + 1)
+    if isinstance(case.body, dict):
+        case.body = {**case.body, "padding": padding}
+    elif isinstance(case.body, list):
+        case.body = [*case.body, padding]
+    else:
+        case.body = padding
+    return case
+
+
+def _takes_a_body(operation: APIOperation) -> bool:
+    return bool(operation.definition.raw.get("requestBody"))
 
 
 def _on_records(case: schemathesis.Case, names: set[str], records: dict[str, str]) -> schemathesis.Case:
@@ -257,4 +301,37 @@ def test_the_api_answers_every_request_as_documented(
                 failures.append(f"{operation.method.upper()} {operation.path} [examples]: {exc}")
         print(f"{operation.method.upper()} {operation.path}: {dict(sorted(statuses.items()))}")
     print(f"fuzzed {len(operations)} operations; no schema-violating request exists for: {nothing_to_negate}")
+    assert not failures, "\n\n".join(failures)
+
+
+def test_bodies_with_control_characters_or_over_the_cap_are_refused_cleanly(
+    api_schema: BaseOpenAPISchema,
+    admin_token: str,
+    fuzz_engine: tuple[Engine, Path],
+    server_logs: pytest.LogCaptureFixture,
+) -> None:
+    failures: list[str] = []
+    caps = BodyLimit(None, BODY_CAPS)  # type: ignore[arg-type]  (asked for its caps only)
+    operations = [op for op in (result.ok() for result in api_schema.get_all_operations()) if _takes_a_body(op)]
+    assert len(operations) >= 20, [f"{o.method} {o.path}" for o in operations]
+    for operation in operations:
+        label = f"{operation.method.upper()} {operation.path}"
+        cap = caps.cap_for(operation.path)
+        assert cap is not None, label
+        statuses: Counter[int] = Counter()
+        positive = operation.as_strategy(generation_mode=GenerationMode.POSITIVE)
+
+        def poisoned(case: schemathesis.Case) -> schemathesis.Case:
+            case.body = _with_control_characters(case.body)
+            return case
+
+        for kind, strategy, examples, status in (
+            ("control characters", positive.map(poisoned), EXAMPLES, None),
+            ("oversized", positive.map(lambda case, limit=cap.limit: _oversized(case, limit)), OVERSIZED_EXAMPLES, 413),
+        ):
+            try:
+                _fuzz(operation, None, fuzz_engine[0], admin_token, statuses, strategy, examples=examples, status=status)
+            except (Exception, BaseExceptionGroup) as exc:  # noqa: BLE001 - every operation runs; all failures reported
+                failures.append(f"{label} [{kind}]: {exc}")
+        print(f"{label}: {dict(sorted(statuses.items()))}")
     assert not failures, "\n\n".join(failures)

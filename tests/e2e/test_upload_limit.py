@@ -6,7 +6,7 @@ import json
 import socket
 from urllib.parse import urlsplit
 
-from storefront.upload_limit import MAX_UPLOAD_BYTES, UPLOAD_TOO_LARGE
+from storefront.body_limit import MAX_UPLOAD_BYTES, UPLOAD_TOO_LARGE
 from tests.e2e.conftest import StoreServer
 
 

@@ -1,4 +1,4 @@
-"""The size cap on Reflex's upload endpoint, driven at the ASGI level with a form-parsing app that
+"""The body caps (storefront/body_limit.py), here on Reflex's upload endpoint, driven at the ASGI level with a form-parsing app that
 answers a vanished client the way Reflex's upload handler does (an empty 200)."""
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ from starlette.types import Message
 
 from storefront.services.events.events import MAX_EVENT_IMAGES
 from storefront.services.media.images import MAX_IMAGE_BYTES
-from storefront.upload_limit import MAX_UPLOAD_BYTES, UPLOAD_TOO_LARGE, UploadLimit
+from storefront.body_limit import MAX_UPLOAD_BYTES, UPLOAD_TOO_LARGE, BodyCap, BodyLimit
 
 LIMIT = 1000
+CAPS = [BodyCap("/_upload", LIMIT, UPLOAD_TOO_LARGE)]
 BOUNDARY = "xyz"
 
 
@@ -65,7 +66,7 @@ def _call(body: bytes, *, declare: bool, path: str = "/_upload", method: str = "
     async def send(message: Message) -> None:
         sent.append(message)
 
-    asyncio.run(UploadLimit(app, LIMIT)(scope, receive, send))
+    asyncio.run(BodyLimit(app, CAPS)(scope, receive, send))
     (start,) = [m for m in sent if m["type"] == "http.response.start"]
     answer = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
     return start["status"], answer, app
@@ -103,13 +104,13 @@ def test_a_length_that_is_not_a_number_is_refused() -> None:
     async def send(message: Message) -> None:
         sent.append(message)
 
-    asyncio.run(UploadLimit(app, LIMIT)(scope, receive, send))
+    asyncio.run(BodyLimit(app, CAPS)(scope, receive, send))
     assert sent[0]["status"] == 413 and app.calls == 0
 
 
 def test_other_routes_and_methods_are_not_capped() -> None:
     body = _multipart(5000)
-    for path, method in (("/api/events", "POST"), ("/_upload", "PUT"), ("/_uploads", "POST")):
+    for path, method in (("/api/events", "POST"), ("/_uploads", "POST"), ("/", "PUT")):
         status, answer, _ = _call(body, declare=True, path=path, method=method)
         assert (status, json.loads(answer)) == (200, {"files": [5000]})
 
@@ -117,3 +118,16 @@ def test_other_routes_and_methods_are_not_capped() -> None:
 def test_the_store_limit_fits_the_events_form_and_no_more() -> None:
     assert MAX_EVENT_IMAGES * MAX_IMAGE_BYTES < MAX_UPLOAD_BYTES <= MAX_EVENT_IMAGES * MAX_IMAGE_BYTES + 2**20
     assert UPLOAD_TOO_LARGE == "This upload is too large: at most 10 images of 10 MB each."
+
+
+def test_the_first_cap_covering_a_path_applies_exact_paths_before_prefixes() -> None:
+    limit = BodyLimit(FormApp(), [BodyCap("/api/big", 5000, "big"), BodyCap("/api/", 100, "small", prefix=True)])
+    assert limit.cap_for("/api/big") == BodyCap("/api/big", 5000, "big")
+    assert limit.cap_for("/api/big/more").message == "small"
+    assert limit.cap_for("/api/orders/lookup").limit == 100
+    assert limit.cap_for("/apix") is None and limit.cap_for("/_upload") is None
+
+
+def test_a_body_is_capped_whatever_the_method() -> None:
+    status, answer, app = _call(_multipart(2000), declare=True, method="PUT")
+    assert status == 413 and app.calls == 0
