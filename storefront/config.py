@@ -167,11 +167,18 @@ class Settings(BaseSettings):
         upload_dir = data_dir / "uploads" if self.upload_dir == Path() else _project_path(self.upload_dir)
         object.__setattr__(self, "upload_dir", upload_dir)
         object.__setattr__(self, "tryon_engine", _tryon_engine(self))
-        if not self.allowed_origins:
+        origins_given = bool(self.allowed_origins)
+        if not origins_given:
             object.__setattr__(self, "allowed_origins", f"http://localhost:{self.port},http://127.0.0.1:{self.port}")
         _check_stripe(self)
         if self.store_env == PRODUCTION:
             _check_production(self)
+            if not origins_given:
+                # The default names this machine only: every shopper's websocket would be refused.
+                raise ValueError(
+                    "STORE_ENV=production needs ALLOWED_ORIGINS, the address(es) shoppers open the store at"
+                    " (e.g. https://shop.example): the store answers and accepts websockets from those only"
+                )
         return self
 
     @property

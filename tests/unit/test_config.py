@@ -157,6 +157,7 @@ def _production(monkeypatch: pytest.MonkeyPatch, **stripe: str) -> None:
     monkeypatch.setenv("PRINTIFY_API_TOKEN", "token")
     monkeypatch.setenv("ADMIN_PASSWORD", "a long secret")
     monkeypatch.setenv("PRINTIFY_WEBHOOK_SECRET", "whsec")
+    monkeypatch.setenv("ALLOWED_ORIGINS", "https://shop.example")
     for name in STRIPE_NAMES:
         monkeypatch.delenv(name, raising=False)
     for name, value in stripe.items():
@@ -227,3 +228,11 @@ def test_the_demo_keeps_its_defaults_outside_production(monkeypatch: pytest.Monk
     settings = Settings()
     assert settings.store_env == "development" and settings.admin_password == "admin123"
     assert settings.admin_uses_default_password and settings.printify_webhook_secret == ""
+
+
+def test_production_needs_the_stores_own_origins(monkeypatch: pytest.MonkeyPatch) -> None:
+    _production(monkeypatch, **LIVE_STRIPE)
+    assert Settings().allowed_origin_list == ["https://shop.example"]
+    monkeypatch.delenv("ALLOWED_ORIGINS")
+    with pytest.raises(SettingsError, match="STORE_ENV=production needs ALLOWED_ORIGINS"):
+        Settings()
