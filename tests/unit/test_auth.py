@@ -27,7 +27,7 @@ from storefront.services.admin.auth import (
 )
 from storefront.services.platform.errors import TooManyRequestsError, UnauthorizedError, ValidationError
 from storefront.wiring import session_factory
-from tests.ordering import FakeClock
+from tests.ordering import FakeClock, RecordedSleeps
 
 PASSWORD = "correct horse battery"
 
@@ -37,23 +37,13 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
-class Sleeps:
-    """Stands in for asyncio.sleep: keeps each delay asked for, so tests need not wait them out."""
-
-    def __init__(self) -> None:
-        self.delays: list[float] = []
-
-    async def __call__(self, seconds: float) -> None:
-        self.delays.append(seconds)
+@pytest.fixture
+def sleeps() -> RecordedSleeps:
+    return RecordedSleeps()
 
 
 @pytest.fixture
-def sleeps() -> Sleeps:
-    return Sleeps()
-
-
-@pytest.fixture
-def auth(engine: Engine, clock: FakeClock, sleeps: Sleeps, monkeypatch: pytest.MonkeyPatch) -> AdminAuth:
+def auth(engine: Engine, clock: FakeClock, sleeps: RecordedSleeps, monkeypatch: pytest.MonkeyPatch) -> AdminAuth:
     monkeypatch.setenv("ADMIN_USERNAME", "owner")
     monkeypatch.setenv("ADMIN_PASSWORD", PASSWORD)
     return AdminAuth(session_factory(engine), Settings(), clock, sleep=sleeps)
@@ -119,7 +109,7 @@ def test_bad_tokens_are_refused(auth: AdminAuth, token: object) -> None:
 
 
 def test_the_right_password_signs_in_after_20_wrong_ones_from_other_addresses(
-    auth: AdminAuth, sleeps: Sleeps
+    auth: AdminAuth, sleeps: RecordedSleeps
 ) -> None:
     for n in range(20):
         with pytest.raises(UnauthorizedError):
@@ -130,7 +120,7 @@ def test_the_right_password_signs_in_after_20_wrong_ones_from_other_addresses(
 
 
 def test_failures_for_a_username_slow_it_down_more_and_more_up_to_a_cap(
-    auth: AdminAuth, sleeps: Sleeps, clock: FakeClock
+    auth: AdminAuth, sleeps: RecordedSleeps, clock: FakeClock
 ) -> None:
     for n in range(FREE_USERNAME_FAILURES):
         with pytest.raises(UnauthorizedError):
