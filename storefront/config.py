@@ -80,6 +80,8 @@ class Settings(BaseSettings):
     order_poll_interval_seconds: int = Field(default=600, ge=1)
     payment_requests_per_minute: int = Field(default=20, ge=1)
     payment_declines_per_order: int = Field(default=5, ge=1)
+    #: New orders per client address and hour (the API and the checkout page alike).
+    orders_per_hour: int = Field(default=10, ge=1)
     #: The proxies whose X-Forwarded-For header names the client (rate limits count per client
     #: address): IP addresses or networks, comma-separated, or '*' for any peer.
     trusted_proxies: str = "127.0.0.1,::1"

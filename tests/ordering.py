@@ -108,3 +108,13 @@ class FakeClock:
 
     def advance(self, seconds: float) -> None:
         self.now += timedelta(seconds=seconds)
+
+
+class RecordedSleeps:
+    """Stands in for asyncio.sleep: keeps each delay asked for, so tests need not wait them out."""
+
+    def __init__(self) -> None:
+        self.delays: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.delays.append(seconds)

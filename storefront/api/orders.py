@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Body, Depends, Header, Query, Request
+from fastapi.responses import JSONResponse
 from sqlmodel import Session
 
 from storefront.api.orders_schemas import (
@@ -21,11 +22,13 @@ from storefront.api.orders_schemas import (
     PaymentAnswer,
     PaymentRequest,
     PlacedOrder,
+    ReplayedOrder,
 )
+from storefront.api.errors import error_response
 from storefront.api.schemas import dump, errors
 from storefront.api.sessions import SessionRoute, get_session
 from storefront.services.orders import checkout, fulfilment, order_access, order_lookup
-from storefront.services.platform.errors import ConflictError
+from storefront.services.platform.errors import ConflictError, ServiceError
 from storefront.services.orders.order_payment import card_from_form, payment_key
 from storefront.services.orders.statuses import PaymentStatus
 
@@ -45,8 +48,18 @@ def client_address(request: Request) -> str:
     "/api/printify/orders",
     status_code=201,
     response_model=PlacedOrder,
-    responses=errors(404, 409, 422, 503, d404="The X-Order-Token does not open the order to amend",
-                     d503="With Stripe: the payment service could not be reached (the order is saved; retry)"),
+    responses={
+        200: {
+            "model": ReplayedOrder,
+            "description": "A repeat of a request that already made the order (same Idempotency-Key and body) "
+            "without its X-Order-Token: the order's number only, and no token (the first answer's stays the "
+            "only one). With the token, a repeat answers 201 like the first time.",
+        },
+        **errors(404, 409, 422, 429, 503, d404="The X-Order-Token does not open the order to amend",
+                 d429="Too many new orders from this address this hour (ORDERS_PER_HOUR); Retry-After says when",
+                 d503="With Stripe: the payment service could not be reached (the order is saved; the body "
+                      "names it in orderId and accessToken: retry with the same key and that X-Order-Token)"),
+    },
 )
 def create_order(
     request: Request,
@@ -54,31 +67,41 @@ def create_order(
     idempotency_key: str | None = Header(None, alias="Idempotency-Key"),
     access_token: str | None = Header(None, alias=TOKEN_HEADER),
     session: Session = Depends(get_session),
-) -> dict[str, Any]:
+) -> dict[str, Any] | JSONResponse:
     """Validate, reprice and save an order; answers the order and its access token.
 
-    The same Idempotency-Key returns the same order; with the order's token, a changed request
-    under that key amends the unpaid order (the shopper fixed an address after a decline).
+    The same Idempotency-Key returns the same order (without its token, unless the request carries
+    it); with the order's token, a changed request under that key amends the unpaid order (the
+    shopper fixed an address after a decline). New orders are limited per address and hour.
     """
+    services = request.app.state.services
     data = dump(payload)
     body_key = data.get("idempotencyKey")
     key = idempotency_key or (body_key if isinstance(body_key, str) else None)
-    placed = checkout.place_order(session, data, key, access_token)
+    limiter = checkout.order_limiter(services.session_factory, services.settings.orders_per_hour, services.clock)
+    placed = checkout.place_order(session, data, key, access_token, limiter=limiter, client=client_address(request))
     order = placed.order
+    if placed.access_token is None:
+        ref = {"id": order.number, "orderNumber": order.number}
+        return JSONResponse({"order": ref, "accessToken": None, "replayed": True}, status_code=200)
     answer: dict[str, Any] = {
         "order": checkout.shopper_view(order, checkout.order_items(session, order.id)),
         "accessToken": placed.access_token,
     }
-    intents = request.app.state.services.intents
+    intents = services.intents
     if intents is not None:
         # The order is saved whatever Stripe does; a retry of this request (same key) fetches the
         # same intent, so a lost answer never makes a second one.
         session.close()
-        handoff = intents.handoff(order.number)
+        try:
+            handoff = intents.handoff(order.number)
+        except ServiceError as exc:
+            # This answer is the only one with the token, and the retry needs it.
+            return error_response(exc, orderId=order.number, accessToken=placed.access_token)
         if handoff is not None:
             answer["payment"] = handoff.answer()
         else:
-            with request.app.state.services.session_factory() as fresh:
+            with services.session_factory() as fresh:
                 found = order_access.find_order(fresh, order.number)
                 answer["order"] = checkout.shopper_view(found, checkout.order_items(fresh, found.id))
     return answer

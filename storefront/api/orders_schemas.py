@@ -115,6 +115,19 @@ class PlacedOrder(_Open):
     payment: PaymentHandoff | None = Field(None, description="With Stripe: how the browser pays the order")
 
 
+class ReplayedOrderRef(_Open):
+    id: str = Field(description="The order the first request made")
+    orderNumber: str  # noqa: N815
+
+
+class ReplayedOrder(_Open):
+    """The answer to a repeated request (same Idempotency-Key and body) without the order's token."""
+
+    order: ReplayedOrderRef
+    accessToken: None = Field(None, description="Never: the first answer's token stays the only one")  # noqa: N815
+    replayed: bool = True
+
+
 class PaymentRequest(_Open):
     model_config = _example({"paymentId": "pay_1700000000_abc123", "paymentMethod": "card", "cardData": _CARD_EXAMPLE})
 

@@ -25,7 +25,7 @@ import reflex as rx
 
 from storefront import wiring
 from storefront.config import get_settings
-from storefront.db import session_scope
+from storefront.db import get_engine, session_scope
 from storefront.services.orders import cart, checkout
 from storefront.services.platform.errors import ServiceError, ValidationError
 from storefront.services.orders.intent_payments import Handoff
@@ -190,9 +190,12 @@ def new_payment_id() -> str:
     return f"pay_{int(time.time() * 1000)}_{secrets.token_hex(6)}"
 
 
-def _place_order(payload: dict[str, Any], idempotency_key: str, access_token: str) -> checkout.PlacedOrder:
+def _place_order(payload: dict[str, Any], idempotency_key: str, access_token: str, client: str) -> checkout.PlacedOrder:
+    limiter = checkout.order_limiter(wiring.session_factory(get_engine()), get_settings().orders_per_hour)
     with session_scope() as session:
-        return checkout.place_order(session, payload, idempotency_key, access_token or None)
+        return checkout.place_order(
+            session, payload, idempotency_key, access_token or None, limiter=limiter, client=client
+        )
 
 
 def _new_token(placed: checkout.PlacedOrder, result: dict[str, Any]) -> str:
@@ -302,7 +305,8 @@ class CheckoutState(rx.State):
         """Place (or amend) this dialog's order, with the token the page kept for it; the placed
         order, or the toast that says why not."""
         try:
-            placed = await asyncio.to_thread(_place_order, self._payload, self._idempotency_key, kept_token)
+            client = self.router.session.client_ip or "unknown"
+            placed = await asyncio.to_thread(_place_order, self._payload, self._idempotency_key, kept_token, client)
         except ServiceError as error:
             self.submitting = False
             if isinstance(error, ValidationError) and error.field_errors:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 
@@ -14,8 +15,9 @@ from sqlmodel import Session, select, update
 from storefront.api.app import create_api
 from storefront.config import Settings
 from storefront.models import AdminSession, utcnow
+from storefront.services.admin.auth import FAILED_LOGINS_PER_MINUTE, MAX_DELAY_SECONDS, AdminAuth
 from storefront.services.payments.gateway import TestPaymentGateway
-from tests.ordering import FakeClock, order_payload, pick, seed_demo
+from tests.ordering import FakeClock, RecordedSleeps, order_payload, pick, seed_demo
 
 PASSWORD = "correct horse battery"
 #: Routes anyone may call; every other route of the app is an admin route.
@@ -48,14 +50,28 @@ PUBLIC_ROUTES = {
 
 
 @pytest.fixture
-def client(engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TestClient:
+def client(engine: Engine, tmp_path: Path, sleeps: RecordedSleeps, monkeypatch: pytest.MonkeyPatch) -> TestClient:
     monkeypatch.setenv("DATA_DIR", str(tmp_path))
     monkeypatch.delenv("UPLOAD_DIR", raising=False)
     monkeypatch.setenv("ADMIN_USERNAME", "owner")
     monkeypatch.setenv("ADMIN_PASSWORD", PASSWORD)
     provider = seed_demo(engine, tmp_path)
     # A pinned clock: the login throttle counts per minute, and a real minute may turn mid-test.
-    return TestClient(create_api(Settings(), engine=engine, gateway=TestPaymentGateway(), provider=provider, clock=FakeClock()))
+    app = create_api(Settings(), engine=engine, gateway=TestPaymentGateway(), provider=provider, clock=FakeClock())
+    services = app.state.services
+    # The sign-in slowdown is recorded rather than waited out.
+    services.auth = AdminAuth(services.session_factory, services.settings, services.clock, sleep=sleeps)
+    return TestClient(app)
+
+
+@pytest.fixture
+def sleeps() -> RecordedSleeps:
+    return RecordedSleeps()
+
+
+def _from(client: TestClient, address: str) -> TestClient:
+    """A client of the same app calling from another address."""
+    return TestClient(client.app, client=(address, 50000))
 
 
 def _login(client: TestClient) -> str:
@@ -121,13 +137,38 @@ def test_missing_fields_answer_with_the_spec_messages(client: TestClient) -> Non
     assert response.json()["details"] == {"username": "Username is required", "password": "Password is required"}
 
 
-def test_failed_logins_are_throttled_with_429(client: TestClient) -> None:
-    for _ in range(5):
+def test_failed_logins_from_an_address_are_throttled_with_429(client: TestClient) -> None:
+    for _ in range(FAILED_LOGINS_PER_MINUTE):
         assert client.post("/api/admin/login", json={"username": "owner", "password": "nope"}).status_code == 401
     refused = client.post("/api/admin/login", json={"username": "owner", "password": PASSWORD})
     assert refused.status_code == 429
     assert refused.json()["message"] == "Too many failed sign-in attempts. Please wait a minute and try again."
     assert int(refused.headers["Retry-After"]) >= 1
+    assert _from(client, "10.9.9.9").post("/api/admin/login", json={"username": "owner", "password": PASSWORD}).status_code == 200
+
+
+def test_the_right_password_signs_in_after_20_wrong_ones_from_other_addresses(
+    client: TestClient, sleeps: RecordedSleeps
+) -> None:
+    for n in range(20):
+        wrong = _from(client, f"10.0.0.{n}").post("/api/admin/login", json={"username": "owner", "password": "nope"})
+        assert wrong.status_code == 401
+    signed_in = _from(client, "10.0.1.1").post("/api/admin/login", json={"username": "owner", "password": PASSWORD})
+    assert signed_in.status_code == 200, signed_in.text
+    assert client.get("/api/admin/session", headers={"x-admin-token": signed_in.json()["token"]}).status_code == 200
+    assert sleeps.delays[-1] == MAX_DELAY_SECONDS  # slowed down, not refused
+
+
+def test_parallel_wrong_guesses_get_at_most_the_limit_checked(client: TestClient) -> None:
+    with client, ThreadPoolExecutor(max_workers=40) as pool:
+        statuses = list(
+            pool.map(
+                lambda _: client.post("/api/admin/login", json={"username": "owner", "password": "nope"}).status_code,
+                range(40),
+            )
+        )
+    assert statuses.count(401) == FAILED_LOGINS_PER_MINUTE
+    assert statuses.count(429) == 40 - FAILED_LOGINS_PER_MINUTE
 
 
 def test_an_admin_session_opens_any_orders_status(client: TestClient, engine: Engine) -> None:

@@ -16,8 +16,8 @@ Every operation is included:
   the 401; each example of POST /api/admin/logout gets a session of its own (logging out revokes it);
 - POST /api/try-on runs the local engine: refusals are cheap, a fuzzed data URL is never a photo
   with a person in it, and past 20 a minute the route answers its documented 429;
-- payment routes are limited per address: PAYMENT_REQUESTS_PER_MINUTE is raised so the fuzzer
-  reaches the rules (a 429 would still be a documented answer);
+- payment routes and new orders are limited per address: PAYMENT_REQUESTS_PER_MINUTE and
+  ORDERS_PER_HOUR are raised so the fuzzer reaches the rules (a 429 would still be a documented answer);
 - POST /api/upload/images gets fuzzed multipart bodies (never an image), POST /api/printify/webhooks
   unsigned or wrongly signed bodies (401/400).
 
@@ -93,6 +93,7 @@ def api_schema(fuzz_engine: tuple[Engine, Path]):  # type: ignore[no-untyped-def
         env.setenv("ADMIN_USERNAME", "owner")
         env.setenv("ADMIN_PASSWORD", "correct horse battery")
         env.setenv("PAYMENT_REQUESTS_PER_MINUTE", "100000")
+        env.setenv("ORDERS_PER_HOUR", "100000")
         env.setenv("PRINTIFY_WEBHOOK_SECRET", "fuzz-webhook-secret")
         for name in ("SHOPIFY_STORE_DOMAIN", "SHOPIFY_ACCESS_TOKEN", "PRINTIFY_API_TOKEN", "TRYON_ENDPOINT"):
             env.delenv(name, raising=False)

@@ -13,8 +13,9 @@ from sqlmodel import Session, select
 from storefront.api.app import create_api
 from storefront.config import Settings
 from storefront.models import Order, OutboxJob
+from storefront.services.orders.checkout import TOO_MANY_ORDERS
 from storefront.services.payments.gateway import TestPaymentGateway
-from tests.ordering import DECLINED_CARD, GOOD_CARD, Pick, order_payload, pick, seed_demo
+from tests.ordering import DECLINED_CARD, GOOD_CARD, FakeClock, Pick, order_payload, pick, seed_demo
 
 MISMATCH = "Price mismatch detected. Please refresh and try again."
 ORDERS = "/api/printify/orders"
@@ -72,12 +73,55 @@ def test_placing_an_order_answers_201_with_the_order(client: TestClient, tee: Pi
 
 
 def test_a_repeated_idempotency_key_returns_the_same_order(client: TestClient, engine: Engine, tee: Pick) -> None:
-    first, _ = _place(client, tee, key="double-click")
-    second, token = _place(client, tee, key="double-click")
-    assert second == first
+    first, token = _place(client, tee, key="double-click")
+    again = client.post(ORDERS, json=order_payload((tee, 1)), headers={"Idempotency-Key": "double-click"})
+    assert again.status_code == 200
+    assert again.json() == {"order": {"id": first, "orderNumber": first}, "accessToken": None, "replayed": True}
     assert _orders(engine) == 1
-    # The repeat's answer may be the only one that arrived: its token opens the order.
-    assert _status(client, second, token).status_code == 200
+
+
+def test_replaying_an_order_request_neither_revokes_its_token_nor_hands_out_another(
+    client: TestClient, engine: Engine, tee: Pick
+) -> None:
+    number, token = _place(client, tee, key="checkout-1")
+    for headers in ({}, {"X-Order-Token": "not-the-token"}):
+        replay = client.post(ORDERS, json=order_payload((tee, 1)), headers={"Idempotency-Key": "checkout-1", **headers})
+        assert (replay.status_code, replay.json()["order"]["id"], replay.json()["accessToken"]) == (200, number, None)
+        assert "items" not in replay.json()["order"]
+    assert _status(client, number, token).status_code == 200
+    # The holder of the token gets the order again, with the same token.
+    own = client.post(ORDERS, json=order_payload((tee, 1)), headers={"Idempotency-Key": "checkout-1", "X-Order-Token": token})
+    assert (own.status_code, own.json()["order"]["id"], own.json()["accessToken"]) == (201, number, token)
+    assert _pay(client, number, token, GOOD_CARD).status_code == 200
+    assert _orders(engine) == 1
+
+
+def test_the_replay_answer_is_in_the_openapi_schema(client: TestClient) -> None:
+    answers = client.get("/api/openapi.json").json()["paths"][ORDERS]["post"]["responses"]
+    assert answers["200"]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/ReplayedOrder"}
+    assert "without its X-Order-Token" in answers["200"]["description"]
+    assert "429" in answers
+
+
+def test_new_orders_per_address_are_limited(engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("ORDERS_PER_HOUR", "3")
+    provider = seed_demo(engine, tmp_path)
+    clock = FakeClock()
+    api = create_api(Settings(), engine=engine, gateway=TestPaymentGateway(), provider=provider, clock=clock)
+    client, tee = TestClient(api), pick(engine)
+    numbers = [_place(client, tee, key=f"order-{n}")[0] for n in range(3)]
+    refused = client.post(ORDERS, json=order_payload((tee, 1)), headers={"Idempotency-Key": "order-3"})
+    assert refused.status_code == 429
+    assert refused.json()["error"] == TOO_MANY_ORDERS
+    assert 1 <= int(refused.headers["Retry-After"]) <= 3600
+    assert _orders(engine) == 3
+    # A retry of an order already placed is no new order; another address has its own count.
+    replay = client.post(ORDERS, json=order_payload((tee, 1)), headers={"Idempotency-Key": "order-0"})
+    assert (replay.status_code, replay.json()["order"]["id"]) == (200, numbers[0])
+    assert _place(TestClient(api, client=("10.0.0.2", 50000)), tee, key="elsewhere")[0]
+    clock.advance(3600)
+    assert _place(client, tee, key="order-3")[0]
 
 
 def test_the_same_key_with_another_cart_is_a_conflict(client: TestClient, engine: Engine, tee: Pick) -> None:

@@ -114,8 +114,12 @@ def tee(engine: Engine, provider: DemoPrintProvider) -> Pick:
     return pick(engine)
 
 
-def _place(http: httpx.Client, tee: Pick, key: str = "checkout-1", **overrides: Any) -> dict[str, Any]:
-    response = http.post(ORDERS, json=order_payload((tee, 1), **overrides), headers={"Idempotency-Key": key})
+def _place(
+    http: httpx.Client, tee: Pick, key: str = "checkout-1", token: str | None = None, **overrides: Any
+) -> dict[str, Any]:
+    """Place an order (a retry carries the order's token, as the shopper's browser does)."""
+    headers = {"Idempotency-Key": key, **({"X-Order-Token": token} if token else {})}
+    response = http.post(ORDERS, json=order_payload((tee, 1), **overrides), headers=headers)
     assert response.status_code == 201, response.text
     return response.json()
 
@@ -189,7 +193,7 @@ def test_a_lost_answer_to_the_create_call_makes_one_intent(
     fake.drop_next_response("/v1/payment_intents", method="POST")
     first = _place(http, tee, key="lost-answer")
     # The shopper's browser retries the whole request too: still the same intent.
-    again = _place(http, tee, key="lost-answer")
+    again = _place(http, tee, key="lost-answer", token=first["accessToken"])
     assert len(fake.created_intents) == 1
     assert first["payment"]["clientSecret"] == again["payment"]["clientSecret"]
     keys = {r.idempotency_key for r in fake.requests_to("POST", "/v1/payment_intents")}
@@ -204,7 +208,10 @@ def test_stripe_down_keeps_the_order_and_a_retry_makes_the_intent(
     assert response.status_code == 503 and "payment service" in response.json()["error"]
     with Session(engine) as session:
         assert session.exec(select(func.count()).select_from(Order)).one() == 1
-    retried = _place(http, tee, key="outage")
+    # The answer names the saved order and hands over its token: the retry carries it.
+    assert response.json()["orderId"].startswith("SF-")
+    retried = _place(http, tee, key="outage", token=response.json()["accessToken"])
+    assert retried["order"]["id"] == response.json()["orderId"]
     assert retried["payment"]["clientSecret"] and len(fake.created_intents) == 1
 
 
@@ -287,7 +294,7 @@ def test_a_decline_marks_the_payment_failed_and_the_shopper_pays_the_same_intent
     fake.wait_for_event("payment_intent.payment_failed")
     fake.wait_for_idle()
     assert _order(engine, number).payment_status == "failed"
-    again = _place(http, tee)  # the dialog's retry: same key, same order, same intent
+    again = _place(http, tee, token=placed["accessToken"])  # the dialog's retry: same key, same order, same intent
     assert again["payment"]["clientSecret"] == placed["payment"]["clientSecret"]
     _pay_at_stripe(fake, intent_id)
     fake.wait_for_event("payment_intent.succeeded")

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 
+import httpx
 from playwright.sync_api import Page, expect
+from sqlalchemy import create_engine
+from sqlmodel import Session, col, delete
 
+from storefront.models import RateCounter
 from tests.e2e.admin import ADMIN_PASSWORD, ADMIN_USERNAME, sign_in
 from tests.e2e.browser import open_page
+from tests.e2e.conftest import StoreServer
 
 TOKEN_KEY = "admin-token"
 
@@ -77,3 +83,27 @@ def test_logout_returns_to_login_and_the_old_token_is_dead(page: Page) -> None:
     assert page.request.get("/api/admin/session", headers={"x-admin-token": token}).status == 401
     page.goto("/admin/dashboard")
     expect(page).to_have_url(re.compile(r"/admin/login$"))
+
+
+def test_wrong_passwords_from_elsewhere_do_not_lock_the_admin_out(page: Page, store: StoreServer) -> None:
+    def guess(n: int) -> int:
+        # The store trusts its own host's X-Forwarded-For: each guess comes from another address.
+        return httpx.post(
+            f"{store.url}/api/admin/login",
+            json={"username": ADMIN_USERNAME, "password": f"guess {n}"},
+            headers={"X-Forwarded-For": f"10.0.0.{n}"},
+            timeout=60,
+        ).status_code
+
+    try:
+        with ThreadPoolExecutor(max_workers=20) as pool:
+            assert list(pool.map(guess, range(20))) == [401] * 20
+        sign_in(page)  # slowed down by a few seconds, not refused
+        assert len(_stored_token(page)) >= 43
+    finally:
+        # The next tests sign in within the same minute: they need not wait for these failures.
+        engine = create_engine(store.db_url)
+        with Session(engine) as session:
+            session.execute(delete(RateCounter).where(col(RateCounter.key).startswith("login-")))
+            session.commit()
+        engine.dispose()

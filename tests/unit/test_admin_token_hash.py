@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -25,7 +26,7 @@ def auth(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> AdminAuth:
 
 
 def test_the_hash_of_a_live_token_opens_its_session_until_it_is_revoked(auth: AdminAuth) -> None:
-    token = auth.login("owner", PASSWORD)
+    token = asyncio.run(auth.login("owner", PASSWORD))
     assert auth.verify_hash(hash_token(token)).username == "owner"
     auth.logout_hash(hash_token(token))
     with pytest.raises(UnauthorizedError):
@@ -36,13 +37,13 @@ def test_the_hash_of_a_live_token_opens_its_session_until_it_is_revoked(auth: Ad
 
 @pytest.mark.parametrize("token_hash", ["", "nope", "0" * 64, "x" * 1000])
 def test_anything_but_a_live_hash_is_refused(auth: AdminAuth, token_hash: str) -> None:
-    auth.login("owner", PASSWORD)
+    asyncio.run(auth.login("owner", PASSWORD))
     with pytest.raises(UnauthorizedError):
         auth.verify_hash(token_hash)
 
 
 def test_the_raw_token_itself_is_not_a_hash_that_opens_anything(auth: AdminAuth) -> None:
-    token = auth.login("owner", PASSWORD)
+    token = asyncio.run(auth.login("owner", PASSWORD))
     with pytest.raises(UnauthorizedError):
         auth.verify_hash(token)
 

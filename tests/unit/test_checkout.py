@@ -11,11 +11,12 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from storefront.models import CatalogProduct, Order, OrderItem
-from storefront.services.orders import checkout
+from storefront.services.orders import checkout, order_access
 from storefront.services.orders.cart import CartLine
 from storefront.services.orders.checkout import PricedLine, create_order, order_totals, validate_order_payload
-from storefront.services.platform.errors import ConflictError, NotFoundError, ValidationError
-from tests.ordering import SHIPPING_ADDRESS, Pick, order_payload, pick, seed_demo
+from storefront.services.platform.errors import ConflictError, NotFoundError, TooManyRequestsError, ValidationError
+from storefront.wiring import session_factory
+from tests.ordering import SHIPPING_ADDRESS, FakeClock, Pick, order_payload, pick, seed_demo
 
 MISMATCH = "Price mismatch detected. Please refresh and try again."
 
@@ -264,6 +265,42 @@ def test_the_same_key_with_a_different_cart_is_a_conflict(seeded: Engine, tee: P
         with pytest.raises(ConflictError):
             create_order(session, order_payload((tee, 2)), "key-reused")
     assert _count(seeded, Order) == 1
+
+
+def test_a_replay_keeps_the_token_and_hands_out_none_without_it(seeded: Engine, tee: Pick) -> None:
+    payload = order_payload((tee, 1))
+    with Session(seeded) as session:
+        placed = checkout.place_order(session, payload, "key-replayed")
+    assert placed.access_token and not placed.replayed
+    with Session(seeded) as session:
+        replay = checkout.place_order(session, payload, "key-replayed")
+        assert (replay.order.number, replay.access_token, replay.replayed) == (placed.order.number, None, True)
+        own = checkout.place_order(session, payload, "key-replayed", placed.access_token)
+        assert (own.order.number, own.access_token) == (placed.order.number, placed.access_token)
+    with Session(seeded) as session:
+        assert order_access.token_matches(order_access.find_order(session, placed.order.number), placed.access_token)
+
+
+def test_new_orders_per_client_are_limited_and_retries_are_not_counted(seeded: Engine, tee: Pick) -> None:
+    clock = FakeClock()
+    limiter = checkout.order_limiter(session_factory(seeded), 2, clock)
+    payload = order_payload((tee, 1))
+
+    def place(key: str, client: str = "10.0.0.1") -> checkout.PlacedOrder:
+        with Session(seeded) as session:
+            return checkout.place_order(session, payload, key, limiter=limiter, client=client)
+
+    place("a")
+    place("a")  # a retry
+    place("b")
+    with pytest.raises(TooManyRequestsError) as refused:
+        place("c")
+    assert refused.value.message == checkout.TOO_MANY_ORDERS
+    assert _count(seeded, Order) == 2
+    place("d", client="10.0.0.2")
+    clock.advance(3600)
+    place("c")
+    assert _count(seeded, Order) == 4
 
 
 def test_without_a_key_every_call_makes_an_order(seeded: Engine, tee: Pick) -> None:

@@ -49,3 +49,22 @@ def test_a_new_window_starts_afresh_and_old_windows_are_dropped(engine: Engine) 
     limiter.check("a")
     with Session(engine) as session:
         assert session.exec(select(func.count()).select_from(RateCounter)).one() == 1
+
+
+def test_an_attempt_is_counted_under_every_key_even_when_refused(engine: Engine) -> None:
+    limiter = _limiter(engine, FakeClock(), limit=1)
+    limiter.attempt("user:a", "addr:1")
+    with pytest.raises(TooManyRequestsError):
+        limiter.attempt("user:a", "addr:2")
+    assert (limiter.count("user:a"), limiter.count("addr:1"), limiter.count("addr:2")) == (2, 1, 1)
+
+
+def test_an_attempt_given_back_frees_its_place(engine: Engine) -> None:
+    limiter = _limiter(engine, FakeClock(), limit=1)
+    limiter.attempt("a")
+    limiter.give_back("a")
+    limiter.give_back("a")  # never below zero
+    assert limiter.count("a") == 0
+    limiter.attempt("a")
+    with pytest.raises(TooManyRequestsError):
+        limiter.attempt("a")

@@ -36,11 +36,16 @@ ADMIN_ERRORS = errors(401, 422)
     response_model=LoginAnswer,
     responses=errors(401, 422, 429, model=LoginErrorBody, d401="Invalid username or password"),
 )
-def login(request: Request, payload: LoginRequest | None = Body(None)) -> JSONResponse:
-    """{username, password} -> {token}; on failure {message} (the spec's shape) plus error/details."""
+async def login(request: Request, payload: LoginRequest | None = Body(None)) -> JSONResponse:
+    """{username, password} -> {token}; on failure {message} (the spec's shape) plus error/details.
+
+    After many failures for the username this minute, from anywhere, the answer comes only after a
+    growing delay (a few seconds at most); the right password is never refused for them."""
     data = dump(payload)
     try:
-        token = request.app.state.services.auth.login(data.get("username"), data.get("password"), client_address(request))
+        token = await request.app.state.services.auth.login(
+            data.get("username"), data.get("password"), client_address(request)
+        )
     except ServiceError as exc:
         return error_response(exc, message=exc.message or LOGIN_FAILED)
     return JSONResponse({"token": token})

@@ -2,17 +2,23 @@
 
 The password from the settings is kept only as a salted scrypt hash and compared in constant
 time. A session token is 256 random bits, handed to the browser once and stored as a SHA-256
-hash with an expiry; logging out revokes it. Failed logins are counted in the database per
-username and per client address, so the limit holds across workers.
+hash with an expiry; logging out revokes it.
+
+Sign-in attempts are counted in the database (so the limits hold across workers) before the
+password is checked, per (username, client address) and per address: over the limit an attempt
+is refused unchecked, and a successful one is given back. Failures for a username alone, from any
+address, never refuse anyone (that would let anyone lock the admin out); they slow every further
+attempt for that username by a growing, capped delay, awaited without holding a thread.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -35,7 +41,15 @@ DEFAULT_PASSWORD_WARNING = (
 )
 
 SESSION_LIFETIME = timedelta(hours=12)
+#: Attempts a minute for one username from one address; the next ones are refused unchecked.
 FAILED_LOGINS_PER_MINUTE = 5
+#: Attempts a minute from one address, whatever the username.
+LOGINS_PER_ADDRESS_PER_MINUTE = 10
+#: Failures a minute for a username (from anywhere) before its attempts are slowed down.
+FREE_USERNAME_FAILURES = 5
+#: The first delay; each further failure doubles it, up to the cap.
+FIRST_DELAY_SECONDS = 0.25
+MAX_DELAY_SECONDS = 4.0
 TOKEN_BYTES = 32
 MAX_TOKEN_CHARS = 128
 MAX_FIELD_CHARS = 200
@@ -43,6 +57,14 @@ MAX_FIELD_CHARS = 200
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
 
 Clock = Callable[[], datetime]
+Sleep = Callable[[float], Awaitable[None]]
+
+
+def username_delay(failures: int) -> float:
+    """Seconds to wait before checking a password for a username that failed this often this minute."""
+    if failures < FREE_USERNAME_FAILURES:
+        return 0.0
+    return min(MAX_DELAY_SECONDS, FIRST_DELAY_SECONDS * 2 ** (failures - FREE_USERNAME_FAILURES))
 
 
 @dataclass(frozen=True)
@@ -82,21 +104,36 @@ def hash_token(token: str) -> str:
 class AdminAuth:
     """Signs the admin in and out and verifies session tokens."""
 
-    def __init__(self, session_factory: Callable[[], Session], settings: Settings, clock: Clock = utcnow) -> None:
+    def __init__(
+        self,
+        session_factory: Callable[[], Session],
+        settings: Settings,
+        clock: Clock = utcnow,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
         self._session_factory = session_factory
         self._username = settings.admin_username
         self._password = PasswordHash.of(settings.admin_password)
         self._clock = clock
+        self._sleep = sleep
         self.uses_default_password = settings.admin_uses_default_password
-        self._failures = RateLimiter(
+        self._per_address_user = RateLimiter(
             session_factory, limit=FAILED_LOGINS_PER_MINUTE, window_seconds=60, message=TOO_MANY_FAILURES, clock=clock
         )
+        self._per_address = RateLimiter(
+            session_factory, limit=LOGINS_PER_ADDRESS_PER_MINUTE, window_seconds=60, message=TOO_MANY_FAILURES, clock=clock
+        )
+        # Never refuses (no `check`): only read for the delay.
+        self._user_failures = RateLimiter(
+            session_factory, limit=FREE_USERNAME_FAILURES, window_seconds=60, message=TOO_MANY_FAILURES, clock=clock
+        )
 
-    def login(self, username: object, password: object, client: str = "") -> str:
+    async def login(self, username: object, password: object, client: str = "") -> str:
         """A new session token for the right credentials.
 
-        ValidationError for missing fields, TooManyRequestsError after too many failures for the
-        username or the address this minute, UnauthorizedError for wrong credentials.
+        ValidationError for missing fields, TooManyRequestsError after too many attempts this minute
+        for the username from this address or from this address at all, UnauthorizedError for wrong
+        credentials. After many failures for the username this minute, answers only after a delay.
         """
         name = username.strip() if isinstance(username, str) else ""
         secret = password if isinstance(password, str) else ""
@@ -107,16 +144,34 @@ class AdminAuth:
             errors["password"] = PASSWORD_REQUIRED
         if errors:
             raise ValidationError(next(iter(errors.values())), errors)
-        keys = (f"login-user:{name[:MAX_FIELD_CHARS].lower()}", f"login-addr:{client}")
-        self._failures.ensure_room(*keys)
+        name, secret = name[:MAX_FIELD_CHARS], secret[:MAX_FIELD_CHARS]
+        user_key = f"login-user:{name.lower()}"
+        # The address first: a long username is what the key's length limit cuts.
+        pair_key, address_key = f"login-addr-user:{client}|{name.lower()}", f"login-addr:{client}"
+        delay = await asyncio.to_thread(self._count_attempt, pair_key, address_key, user_key)
+        if delay:
+            await self._sleep(delay)
+        return await asyncio.to_thread(self._check, name, secret, client, (pair_key, address_key, user_key))
+
+    def _count_attempt(self, pair_key: str, address_key: str, user_key: str) -> float:
+        """Count the attempt (refused when over a limit); the delay the username's failures ask for."""
+        self._per_address_user.attempt(pair_key)
+        self._per_address.attempt(address_key)
+        return username_delay(self._user_failures.count(user_key))
+
+    def _check(self, name: str, secret: str, client: str, keys: tuple[str, str, str]) -> str:
+        """Check the credentials of a counted attempt; a session token when right."""
+        pair_key, address_key, user_key = keys
         # Both checks always run, so timing does not tell a right username from a wrong one.
-        name_ok = hmac.compare_digest(name[:MAX_FIELD_CHARS].encode(), self._username.encode())
-        password_ok = self._password.matches(secret[:MAX_FIELD_CHARS])
+        name_ok = hmac.compare_digest(name.encode(), self._username.encode())
+        password_ok = self._password.matches(secret)
         if not (name_ok and password_ok):
-            for key in keys:
-                self._failures.record(key)
-            logger.warning("Failed admin sign-in for %r from %s", name[:MAX_FIELD_CHARS], client or "unknown")
+            self._user_failures.record(user_key)
+            logger.warning("Failed admin sign-in for %r from %s", name, client or "unknown")
             raise UnauthorizedError(INVALID_CREDENTIALS)
+        # A success is no guess: the admin may sign in from here as often as needed.
+        self._per_address_user.give_back(pair_key)
+        self._per_address.give_back(address_key)
         token = secrets.token_urlsafe(TOKEN_BYTES)
         now = self._clock()
         with self._session_factory() as session:

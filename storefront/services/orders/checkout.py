@@ -9,8 +9,9 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -35,6 +36,7 @@ from storefront.services.orders.cart import (
 from storefront.services.catalog.catalog import COLOR_NOT_AVAILABLE
 from storefront.services.platform.errors import ConflictError, ServiceError, ValidationError
 from storefront.services.platform.money import cents_to_dollars, parse_cents
+from storefront.services.platform.rate_limit import RateLimiter
 from storefront.services.payments.gateway import CARD_FIELDS
 from storefront.services.orders.shopping import LinePick, price_lines
 from storefront.services.orders.statuses import PAYABLE, OrderStatus, PaymentStatus
@@ -59,6 +61,7 @@ QUANTITY_INVALID = f"Quantity must be a whole number from {MIN_LINE_QUANTITY} to
 PRICE_REQUIRED = "Price is required"
 PRICE_INVALID = "Price must be a number"
 SUBTOTAL_REQUIRED = "Subtotal is required"
+TOO_MANY_ORDERS = "Too many orders from your address this hour. Please try again later."
 TOO_MANY_ITEMS = "Too many items in cart"
 KEY_REUSED = "This order request was already used for a different order."
 ORDER_LOCKED = "This order has been paid and can no longer be changed."
@@ -145,10 +148,26 @@ class PricedLine:
 
 @dataclass(frozen=True, slots=True)
 class PlacedOrder:
-    """An order and the access token that opens it (handed to the browser, never stored)."""
+    """An order and the access token that opens it (handed to the browser, never stored).
+
+    No token for a replay (a request under a key that already made the order) that did not carry
+    the order's current token: whoever sent the first request holds it, and it stays the one."""
 
     order: Order
-    access_token: str
+    access_token: str | None
+    replayed: bool = False
+
+
+def order_limiter(
+    session_factory: Callable[[], Session], per_hour: int, clock: Callable[[], datetime] = utcnow
+) -> RateLimiter:
+    """New orders per client address and hour: each one is a row in the admin's order book, with
+    its own allowance of declined payments, so placing them must not be free."""
+    return RateLimiter(session_factory, limit=per_hour, window_seconds=3600, message=TOO_MANY_ORDERS, clock=clock)
+
+
+def order_limit_key(client: str) -> str:
+    return f"orders:{client}"
 
 
 # --------------------------------------------------------------------------- validation
@@ -469,23 +488,18 @@ def _replay(
 ) -> PlacedOrder:
     """Answer a request under a key that already made an order.
 
-    The same request is a retry: it gets the same order (and, without the token, a new token,
-    since its first answer may have been lost). A changed request amends the order, but only for
-    the holder of its token and only while it is unpaid.
+    The same request is a retry: it gets the same order, and no token unless it carries the
+    current one (handing out a new one would revoke the shopper's to anyone who replays their
+    request). A changed request amends the order, but only for the holder of its token and only
+    while it is unpaid.
     """
     has_token = order_access.token_matches(order, access_token)
     if order.request_fingerprint == fingerprint:
-        if has_token:
-            assert access_token is not None
-            return PlacedOrder(order, access_token)
-        token = order_access.reissue_token(session, order)
-        session.commit()
-        session.refresh(order)
-        return PlacedOrder(order, token)
+        return PlacedOrder(order, access_token if has_token else None, replayed=True)
     if not has_token:
         raise ConflictError(KEY_REUSED)
     assert access_token is not None
-    return PlacedOrder(_amend(session, order, request, fingerprint), access_token)
+    return PlacedOrder(_amend(session, order, request, fingerprint), access_token, replayed=True)
 
 
 def place_order(
@@ -493,12 +507,17 @@ def place_order(
     payload: Mapping[str, Any],
     idempotency_key: str | None = None,
     access_token: str | None = None,
+    *,
+    limiter: RateLimiter | None = None,
+    client: str = "",
 ) -> PlacedOrder:
     """Validate, reprice and save an order with its lines (committed before anything else happens).
 
     A request repeated with the same idempotency key returns the order made the first time; the
     same key with a different request amends the unpaid order when `access_token` opens it, and is
-    a ConflictError otherwise. Without a key every call makes a new order.
+    a ConflictError otherwise. Without a key every call makes a new order. With a `limiter` (see
+    order_limiter), a new order from `client` over its limit is a TooManyRequestsError; replays
+    and amendments make no new order and are not counted.
     """
     key = (idempotency_key or "").strip() or f"auto-{uuid.uuid4().hex}"
     if len(key) > MAX_IDEMPOTENCY_KEY_CHARS:
@@ -508,6 +527,8 @@ def place_order(
     existing = _order_by_key(session, key)
     if existing is not None:
         return _replay(session, existing, request, fingerprint, access_token)
+    if limiter is not None:
+        limiter.check(order_limit_key(client))
 
     lines, totals = _priced(session, request)
     token, token_hash = order_access.new_token()

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlmodel import Session, col, delete, select
+from sqlmodel import Session, col, delete, select, update
 
 from storefront.models import RateCounter, utcnow
 from storefront.services.platform.errors import TooManyRequestsError
@@ -75,18 +75,40 @@ class RateLimiter:
             session.commit()
         return count
 
-    def ensure_room(self, *keys: str) -> None:
-        """TooManyRequestsError when any key already used up its limit in this window (counts nothing)."""
+    def attempt(self, *keys: str) -> None:
+        """Count one attempt under each key, then refuse it when any key is over its limit.
+
+        Counting comes first and is atomic in the database, so parallel requests on any number of
+        workers cannot all slip past a check that has not counted them yet."""
+        counts = [self.record(key) for key in keys]
+        if any(count > self.limit for count in counts):
+            self._refuse()
+
+    def give_back(self, *keys: str) -> None:
+        """Take one attempt off each key's count in this window (an attempt that turned out fine)."""
         window = _window(self._clock(), self.window_seconds)
         with self._session_factory() as session:
-            counts = session.exec(
-                select(RateCounter.count).where(
+            session.execute(
+                update(RateCounter)
+                .where(
                     col(RateCounter.key).in_([key[:MAX_KEY_CHARS] for key in keys]),
                     col(RateCounter.window_start) == window,
+                    col(RateCounter.count) > 0,
                 )
-            ).all()
-        if any(count >= self.limit for count in counts):
-            self._refuse()
+                .values(count=RateCounter.count - 1)  # type: ignore[operator]
+            )
+            session.commit()
+
+    def count(self, key: str) -> int:
+        """How many requests `key` made in this window so far (counts nothing)."""
+        window = _window(self._clock(), self.window_seconds)
+        with self._session_factory() as session:
+            found = session.exec(
+                select(RateCounter.count).where(
+                    col(RateCounter.key) == key[:MAX_KEY_CHARS], col(RateCounter.window_start) == window
+                )
+            ).first()
+        return found or 0
 
     def _refuse(self) -> None:
         elapsed = int(self._clock().timestamp()) % self.window_seconds

@@ -53,7 +53,7 @@ class AdminLoginState(AdminState):
         self.submitting, self.alert, self.field_errors = True, "", {}
         client = self.router.session.client_ip or "unknown"
         try:
-            token = await asyncio.to_thread(auth().login, form.get("username"), form.get("password"), client)
+            token = await auth().login(form.get("username"), form.get("password"), client)
         except ValidationError as error:
             self.field_errors = error.field_errors
             return None
