@@ -262,6 +262,37 @@ def test_reflex_state_made_on_a_is_hydrated_on_b(workers: Workers) -> None:
     assert any(not k.startswith("token_manager_") for k in keys), keys
 
 
+ADMIN_STATE = f"{ROOT_STATE}.storefront___state___admin___session____admin_state"
+
+
+def test_redis_holds_no_admin_token_and_a_failing_handler_logs_none(workers: Workers) -> None:
+    """The page sends the browser's token once; the state in Redis keeps its hash only, and a
+    handler that fails on it (Reflex then logs the whole event) leaves no token in the log."""
+    raw = _login(workers.a.url)
+    client_token = str(uuid.uuid4())
+
+    def resumed(state: dict) -> bool:
+        return state.get(ADMIN_STATE, {}).get("session_checked_rx_state_") is True
+
+    async def scenario() -> None:
+        client, state = await hydrated_client(workers.a.url, client_token)
+        try:
+            await send_and_wait(client, state, f"{ADMIN_STATE}.resume_session", {"kept": raw}, resumed)
+            # Not a parameter of the handler: it fails, with the token in its payload.
+            await client.send_text(event_frame(f"{ADMIN_STATE}.resume_session", {"kept": raw, "cardNumber": raw}, "/"))
+            poll("the failing handler logged", lambda: "resume_session" in _log(workers.a), 15)
+        finally:
+            await client.close()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, scenario()).result()
+    store = _redis()
+    values = b"".join(_stored_bytes(store, key) for key in store.scan_iter(match=f"*{client_token}*"))
+    assert hash_token(raw).encode() in values  # the state was written and is what was scanned
+    assert raw.encode() not in values
+    assert raw not in _log(workers.a) and hash_token(raw) not in _log(workers.a)
+
+
 def test_both_outbox_workers_send_every_order_exactly_once(workers: Workers) -> None:
     urls = [workers.a.url, workers.b.url]
     numbers = [
@@ -346,37 +377,6 @@ def test_when_a_dies_b_sends_its_orders_exactly_once(workers: Workers) -> None:
     for n in held:
         assert rows[n]["payment_status"] == "paid" and len(rows[n]["jobs"]["send_order"]) == 1, rows[n]
     assert httpx.get(f"{workers.b.url}/ping", timeout=10).status_code == 200
-
-
-ADMIN_STATE = f"{ROOT_STATE}.storefront___state___admin___session____admin_state"
-
-
-def test_redis_holds_no_admin_token_and_a_failing_handler_logs_none(workers: Workers) -> None:
-    """The page sends the browser's token once; the state in Redis keeps its hash only, and a
-    handler that fails on it (Reflex then logs the whole event) leaves no token in the log."""
-    raw = _login(workers.a.url)
-    client_token = str(uuid.uuid4())
-
-    def resumed(state: dict) -> bool:
-        return state.get(ADMIN_STATE, {}).get("session_checked_rx_state_") is True
-
-    async def scenario() -> None:
-        client, state = await hydrated_client(workers.a.url, client_token)
-        try:
-            await send_and_wait(client, state, f"{ADMIN_STATE}.resume_session", {"kept": raw}, resumed)
-            # Not a parameter of the handler: it fails, with the token in its payload.
-            await client.send_text(event_frame(f"{ADMIN_STATE}.resume_session", {"kept": raw, "cardNumber": raw}, "/"))
-            poll("the failing handler logged", lambda: "resume_session" in _log(workers.a), 15)
-        finally:
-            await client.close()
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pool.submit(asyncio.run, scenario()).result()
-    store = _redis()
-    values = b"".join(_stored_bytes(store, key) for key in store.scan_iter(match=f"*{client_token}*"))
-    assert hash_token(raw).encode() in values  # the state was written and is what was scanned
-    assert raw.encode() not in values
-    assert raw not in _log(workers.a) and hash_token(raw) not in _log(workers.a)
 
 
 def _log(server: StoreServer) -> str:
