@@ -88,6 +88,17 @@ class Settings(BaseSettings):
     #: Networks (comma-separated addresses or CIDR) provider images may be copied from although they
     #: are not public internet addresses; empty: public addresses only (services/media/image_sources.py).
     image_fetch_allowed_networks: str = ""
+    #: Where customer emails go out: smtp://user:pass@host:587 (STARTTLS) or smtps://host:465
+    #: (implicit TLS); empty: each message is written as an .eml file under DATA_DIR/mail/.
+    smtp_url: str = ""
+    #: The From of customer emails.
+    mail_from: str = "Storefront <shop@localhost>"
+    #: The address shoppers open the store at, for the links in emails; empty: the first of
+    #: ALLOWED_ORIGINS (filled in below).
+    public_url: str = ""
+    #: Signs the links in emails (an order's page, a newsletter confirmation); empty: a random key
+    #: kept in DATA_DIR/secret-key (production needs it set, the same on every host).
+    secret_key: str = Field(default="", repr=False)
     #: Stripe (services/payments/stripe_gateway.py); empty secret key: the built-in test gateway.
     stripe_secret_key: str = ""
     stripe_publishable_key: str = ""
@@ -149,6 +160,21 @@ class Settings(BaseSettings):
                 raise ValueError(f"{entry!r} is not an IP address or network (or '*')") from None
         return ",".join(entries)
 
+    @field_validator("smtp_url")
+    @classmethod
+    def _smtp_url(cls, value: str) -> str:
+        if value and (urlsplit(value).scheme not in ("smtp", "smtps") or not urlsplit(value).hostname):
+            raise ValueError("not an SMTP address like smtp://user:password@host:587 or smtps://host:465")
+        return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, value: str) -> str:
+        parts = urlsplit(value)
+        if value and (parts.scheme not in ("http", "https") or not parts.hostname):
+            raise ValueError("not an address like https://shop.example")
+        return value.rstrip("/")
+
     @field_validator("allowed_origins")
     @classmethod
     def _origins(cls, value: str) -> str:
@@ -172,9 +198,16 @@ class Settings(BaseSettings):
         origins_given = bool(self.allowed_origins)
         if not origins_given:
             object.__setattr__(self, "allowed_origins", f"http://localhost:{self.port},http://127.0.0.1:{self.port}")
+        if not self.public_url:
+            object.__setattr__(self, "public_url", self.allowed_origin_list[0])
         _check_stripe(self)
         if self.store_env == PRODUCTION:
             _check_production(self)
+            if not self.secret_key:
+                raise ValueError(
+                    "STORE_ENV=production needs SECRET_KEY (a long random string, the same on every host):"
+                    " it signs the links in customer emails"
+                )
             if not origins_given:
                 # The default names this machine only: every shopper's websocket would be refused.
                 raise ValueError(

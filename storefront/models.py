@@ -340,3 +340,32 @@ class JobLease(SQLModel, table=True):
     held_until: datetime
     #: When a run of the job last finished (a start-up job done by another process is not redone).
     finished_at: datetime | None = Field(default=None)
+
+
+class MailMessage(SQLModel, table=True):
+    """An email to a customer, queued in the transaction that caused it and sent by the mail outbox.
+
+    Rendered when queued, so what was sent is what the admin's history shows. The Message-ID is
+    derived from what the message is about (an order and its event, a subscription): queuing the
+    same message twice keeps one row, and a resend after a lost answer keeps its Message-ID.
+    """
+
+    __tablename__ = "mail_message"
+
+    id: int | None = Field(default=None, primary_key=True)
+    message_id: str = Field(max_length=250, unique=True)
+    #: services.mail kinds ('order-confirmed', 'order-shipped', 'newsletter-confirm', ...).
+    kind: str = Field(max_length=32)
+    order_id: int | None = Field(
+        default=None,
+        sa_column=Column(Integer, ForeignKey("orders.id", ondelete="CASCADE"), index=True, nullable=True),
+    )
+    recipient: str = Field(max_length=320)
+    subject: str = Field(max_length=300)
+    text_body: str = Field(sa_column=Column(Text, nullable=False))
+    html_body: str = Field(sa_column=Column(Text, nullable=False))
+    attempts: int = Field(default=0)
+    next_attempt_at: datetime = Field(default_factory=utcnow, index=True)
+    last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    sent_at: datetime | None = Field(default=None, index=True)
+    created_at: datetime = Field(default_factory=utcnow)

@@ -35,6 +35,7 @@ from storefront.services.media.catalog_images import IDLE_SECONDS
 from storefront.services.platform.job_leases import JobLeases, one_at_a_time
 from storefront.services.orders.order_cancellation import EXPIRY_JOB, UnpaidOrderExpiry, start_unpaid_order_expiry
 from storefront.services.orders.fulfilment import start_outbox_worker
+from storefront.services.mail.outbox import start_mail_worker
 from storefront.services.orders.order_tracking import TRACKING_JOB, OrderTracker, start_order_tracker
 from storefront.services.catalog.store_catalogue import SYNC_JOB, start_catalogue_sync
 from storefront.services.events.upload_sweep import SWEEP_JOB, start_upload_sweep
@@ -72,6 +73,17 @@ async def order_outbox_worker() -> AsyncIterator[None]:
     services = api.state.services
     outbox = await asyncio.to_thread(wiring.order_outbox, settings, services.engine, services.provider)
     worker = start_outbox_worker(outbox, interval_seconds=settings.outbox_interval_seconds)
+    try:
+        yield
+    finally:
+        await asyncio.to_thread(worker.stop)
+
+
+@contextlib.asynccontextmanager
+async def mail_outbox_worker() -> AsyncIterator[None]:
+    """Send the queued customer emails in the background while the store runs."""
+    outbox = wiring.mail_outbox(settings, api.state.services.engine)
+    worker = start_mail_worker(outbox, interval_seconds=settings.outbox_interval_seconds)
     try:
         yield
     finally:
@@ -180,6 +192,7 @@ app = rx.App(
     ),
 )
 app.register_lifespan_task(order_outbox_worker)
+app.register_lifespan_task(mail_outbox_worker)
 app.register_lifespan_task(catalogue_sync)
 app.register_lifespan_task(provider_check)
 app.register_lifespan_task(order_tracker)

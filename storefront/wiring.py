@@ -11,6 +11,9 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from storefront import db
+from storefront.services.mail.mailers import mailer_for
+from storefront.services.mail.outbox import MailOutbox
+from storefront.services.platform.signing import LinkSigner, store_secret_key
 from storefront.config import Settings
 from storefront.services.admin.auth import AdminAuth
 from storefront.services.media.catalog_images import CatalogImagePreparer
@@ -178,3 +181,14 @@ def order_outbox(settings: Settings, engine: Engine, provider: PrintProvider) ->
 def admin_auth(settings: Settings) -> AdminAuth:
     """The admin sign-in of this process on the configured database (the password hashed once)."""
     return AdminAuth(session_factory(db.get_engine()), settings)
+
+
+def mail_outbox(settings: Settings, engine: Engine) -> MailOutbox:
+    """The outbox that sends customer emails (start it with outbox.start_mail_worker)."""
+    return MailOutbox(session_factory(engine), mailer_for(settings.smtp_url, settings.data_dir), settings.mail_from)
+
+
+@lru_cache(maxsize=4)
+def link_signer(settings: Settings) -> LinkSigner:
+    """Signs the links in customer emails with SECRET_KEY (or the key kept in DATA_DIR)."""
+    return LinkSigner(store_secret_key(settings.secret_key, settings.data_dir))

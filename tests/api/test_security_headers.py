@@ -42,6 +42,7 @@ PRODUCTION = {
     "STORE_ENV": "production", "PRINTIFY_API_TOKEN": "token", "ADMIN_PASSWORD": "a long secret",
     "PRINTIFY_WEBHOOK_SECRET": "whsec", "STRIPE_SECRET_KEY": "sk_live_abc", "STRIPE_PUBLISHABLE_KEY": "pk_live_abc",
     "STRIPE_WEBHOOK_SECRET": "whsec_abc", "ALLOWED_ORIGINS": "https://shop.example",
+    "SECRET_KEY": "a long random secret",
 }
 STRIPE_NAMES = ("STRIPE_SECRET_KEY", "STRIPE_PUBLISHABLE_KEY", "STRIPE_WEBHOOK_SECRET", "STRIPE_API_BASE", "STRIPE_JS_URL")
 

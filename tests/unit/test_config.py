@@ -158,6 +158,7 @@ def _production(monkeypatch: pytest.MonkeyPatch, **stripe: str) -> None:
     monkeypatch.setenv("ADMIN_PASSWORD", "a long secret")
     monkeypatch.setenv("PRINTIFY_WEBHOOK_SECRET", "whsec")
     monkeypatch.setenv("ALLOWED_ORIGINS", "https://shop.example")
+    monkeypatch.setenv("SECRET_KEY", "a long random secret")
     for name in STRIPE_NAMES:
         monkeypatch.delenv(name, raising=False)
     for name, value in stripe.items():
@@ -235,4 +236,22 @@ def test_production_needs_the_stores_own_origins(monkeypatch: pytest.MonkeyPatch
     assert Settings().allowed_origin_list == ["https://shop.example"]
     monkeypatch.delenv("ALLOWED_ORIGINS")
     with pytest.raises(SettingsError, match="STORE_ENV=production needs ALLOWED_ORIGINS"):
+        Settings()
+
+
+def test_production_needs_a_secret_key_for_the_email_links(monkeypatch: pytest.MonkeyPatch) -> None:
+    _production(monkeypatch, **LIVE_STRIPE)
+    monkeypatch.delenv("SECRET_KEY")
+    with pytest.raises(SettingsError, match="STORE_ENV=production needs SECRET_KEY"):
+        Settings()
+
+
+def test_email_links_use_the_first_allowed_origin_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ALLOWED_ORIGINS", "https://shop.example,https://www.shop.example")
+    monkeypatch.delenv("PUBLIC_URL", raising=False)
+    assert Settings().public_url == "https://shop.example"
+    monkeypatch.setenv("PUBLIC_URL", "https://www.shop.example/")
+    assert Settings().public_url == "https://www.shop.example"
+    monkeypatch.setenv("SMTP_URL", "http://mail.example")
+    with pytest.raises(SettingsError, match="SMTP_URL"):
         Settings()

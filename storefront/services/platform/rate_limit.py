@@ -14,7 +14,7 @@ from storefront.services.platform.errors import TooManyRequestsError
 MAX_KEY_CHARS = 200
 
 
-def _upsert(session: Session):  # type: ignore[no-untyped-def]
+def dialect_insert(session: Session):  # type: ignore[no-untyped-def]
     """The dialect's INSERT that supports ON CONFLICT (SQLite and PostgreSQL alike)."""
     return postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
 
@@ -27,7 +27,7 @@ def count_hit(session: Session, key: str, window_seconds: int, now: datetime) ->
     """Count one request under `key` in the current window; returns the window's count so far."""
     window = _window(now, window_seconds)
     key = key[:MAX_KEY_CHARS]
-    insert = _upsert(session)
+    insert = dialect_insert(session)
     statement = (
         insert(RateCounter)
         .values(key=key, window_start=window, count=1)

@@ -1,0 +1,8 @@
+"""Mail: the emails the store writes to its customers.
+
+Messages are queued in the database in the transaction that causes them (`outbox.py`) and sent
+by one worker at a time, retried with backoff, through SMTP or, with no SMTP_URL, written as
+.eml files under DATA_DIR/mail/ (`mailers.py`).
+
+May use: platform.
+"""
