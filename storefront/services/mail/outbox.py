@@ -70,8 +70,9 @@ def queue_mail(session: Session, mail: Mail, now: datetime | None = None) -> boo
             created_at=now,
         )
         .on_conflict_do_nothing(index_elements=[MailMessage.message_id])
+        .returning(MailMessage.id)
     )
-    return bool(session.execute(statement).rowcount)
+    return session.execute(statement).scalar_one_or_none() is not None
 
 
 def retry_delay(attempts: int) -> timedelta:
