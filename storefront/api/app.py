@@ -41,6 +41,7 @@ from storefront.services.payments.stripe_gateway import StripeGateway
 from storefront.services.printify.provider import PrintProvider
 from storefront.services.printify.provider_status import ProviderHealth
 from storefront.services.platform.rate_limit import RateLimiter
+from storefront.services.shopify import throttle as shopify_throttle
 from storefront.services.tryon import throttle
 from storefront.services.tryon.engine import TryOnEngine
 
@@ -48,10 +49,6 @@ INVALID_REQUEST = "Invalid request"
 TOO_MANY_REFRESHES = "Too many configuration refreshes from your address. Please wait a minute and try again."
 REFRESHES_PER_MINUTE = 5
 TOO_MANY_PAYMENT_REQUESTS = "Too many payment attempts from your address. Please wait a minute and try again."
-TOO_MANY_STORE_REQUESTS = "Too many store catalogue requests from your address. Please wait a minute and try again."
-#: The store catalogue's routes per client address and minute: half of Shopify's standard budget
-#: (2 requests a second), so no one address can spend it all on answers the caches do not hold.
-STORE_REQUESTS_PER_MINUTE = 60
 #: Every API body is capped before anything reads it; the routes that take photos keep their own,
 #: larger caps (and their own refusal texts), every other route has 1 MB.
 BODY_CAPS = (
@@ -156,7 +153,7 @@ class ApiServices:
     @cached_property
     def store_limiter(self) -> RateLimiter:
         """Store-catalogue (Shopify) requests per client address and minute."""
-        return self._per_minute(STORE_REQUESTS_PER_MINUTE, TOO_MANY_STORE_REQUESTS)
+        return shopify_throttle.store_limiter(self.session_factory, self.clock)
 
     @cached_property
     def tryon_engine(self) -> TryOnEngine:

@@ -27,6 +27,7 @@ from storefront.services.shopify.catalogue import (
     StoreStatus,
 )
 from storefront.services.shopify.health import StoreHealth
+from storefront.services.shopify.throttle import store_key
 from storefront.services.shopify.sanitize import sanitize_html
 
 
@@ -35,7 +36,7 @@ async def throttle(request: Request) -> None:
     """429 (with Retry-After) past STORE_REQUESTS_PER_MINUTE requests from one address: what the
     caches do not hold is paid for from the store's own request budget."""
     limiter = request.app.state.services.store_limiter
-    await asyncio.to_thread(limiter.check, f"shopify:{client_address(request)}")
+    await asyncio.to_thread(limiter.check, store_key(client_address(request)))
 
 
 router = APIRouter(tags=["store catalogue"], dependencies=[Depends(throttle)])

@@ -13,10 +13,11 @@ from typing import TypedDict
 
 import reflex as rx
 
+from storefront import db
 from storefront.config import get_settings
 from storefront.services.catalog.catalog import PLACEHOLDER_PICTURE
 from storefront.services.orders.store_lines import purchase_refusal
-from storefront.services.platform.errors import NotFoundError
+from storefront.services.platform.errors import NotFoundError, TooManyRequestsError
 from storefront.services.platform.money import format_usd
 from storefront.services.shopify.catalogue import (
     COLLECTIONS_FAILED,
@@ -30,12 +31,13 @@ from storefront.services.shopify.catalogue import (
     StoreProduct,
     StoreUnavailable,
 )
+from storefront.services.shopify import throttle
 from storefront.services.shopify.health import StoreHealth
 from storefront.services.shopify.images import store_picture
 from storefront.services.shopify.sanitize import sanitize_html
 from storefront.state.admin.session import READ_TOKEN_SCRIPT, is_staff, token_hash_of
 from storefront.state.catalog import card_list, show_cards
-from storefront.wiring import shared_store_catalogue, store_health
+from storefront.wiring import session_factory, shared_store_catalogue, store_health
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +97,11 @@ def to_store_card(product: StoreProduct) -> StoreCard:
         image_width=shown.width,
         image_height=shown.height,
     )
+
+
+def _count_store_request(client: str) -> None:
+    """Count a store product load against the client's address (with the API's store requests)."""
+    throttle.store_limiter(session_factory(db.get_engine())).check(throttle.store_key(client))
 
 
 def _catalogue() -> StoreCatalogue:
@@ -330,6 +337,14 @@ class StoreProductState(rx.State):
         if not raw_id.isdigit():
             async with self:
                 self.loading, self.not_found, self.shown_id = False, True, ""
+            return
+        try:
+            # Counted with the API's store requests: each product id not in the caches reaches Shopify.
+            await asyncio.to_thread(_count_store_request, self.router.session.client_ip)
+        except TooManyRequestsError as refused:
+            async with self:
+                self.loading, self.failed, self.shown_id = False, True, ""
+            yield rx.toast.error(PRODUCT_ERROR_TITLE, description=refused.message)
             return
         try:
             product, status = await asyncio.gather(_catalogue().product(int(raw_id)), _health().status())

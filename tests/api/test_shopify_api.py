@@ -12,8 +12,9 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 
-from storefront.api import app as app_module
-from storefront.api.app import STORE_REQUESTS_PER_MINUTE, TOO_MANY_STORE_REQUESTS, create_api
+from storefront.api.app import create_api
+from storefront.services.shopify import throttle as store_throttle
+from storefront.services.shopify.throttle import STORE_REQUESTS_PER_MINUTE, TOO_MANY_STORE_REQUESTS
 from storefront.config import Settings
 from storefront.services.shopify.catalogue import (
     COLLECTIONS_FAILED,
@@ -241,7 +242,7 @@ def _store_api(settings: Settings, engine: Engine, fake: FakeShopifyServer, cloc
 def test_100_status_checks_ask_shopify_once_a_minute(
     settings: Settings, engine: Engine, fake_store: FakeShopifyServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(app_module, "STORE_REQUESTS_PER_MINUTE", 1000)  # the throttle is tested apart
+    monkeypatch.setattr(store_throttle, "STORE_REQUESTS_PER_MINUTE", 1000)  # the throttle is tested apart
     clock = Clock()
     with TestClient(_store_api(settings, engine, fake_store, clock)) as client:
         answers = [client.get("/api/shopify/test") for _ in range(100)]
