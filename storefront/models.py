@@ -369,3 +369,18 @@ class MailMessage(SQLModel, table=True):
     last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     sent_at: datetime | None = Field(default=None, index=True)
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class NewsletterSubscriber(SQLModel, table=True):
+    """An address given to the newsletter form: it counts once confirmed (double opt-in) and until
+    it unsubscribes. Kept lower-cased, once."""
+
+    __tablename__ = "newsletter_subscriber"
+
+    id: int | None = Field(default=None, primary_key=True)
+    email: str = Field(max_length=320, unique=True)
+    created_at: datetime = Field(default_factory=utcnow)
+    confirmed_at: datetime | None = Field(default=None, index=True)
+    unsubscribed_at: datetime | None = Field(default=None)
+    #: When the last confirmation email was queued: a repeat sign-up re-sends it at most this often.
+    last_confirmation_sent_at: datetime | None = Field(default=None)

@@ -18,6 +18,7 @@ from storefront.pages import (  # noqa: F401  (importing a page module registers
     events,
     home,
     new_arrivals,
+    newsletter,
     not_found,
     order_status,
     product,

@@ -1,4 +1,4 @@
-"""Home: full-screen hero, the five collection tiles and the newsletter block (not open yet)."""
+"""Home: full-screen hero, the five collection tiles and the newsletter sign-up."""
 
 import reflex as rx
 
@@ -8,7 +8,7 @@ from storefront.components.picture import tile_image
 from storefront.components.header import BRAND_TAGLINE
 from storefront.components.layout import public_page
 from storefront.services.catalog.seed import HERO_IMAGE_URL, collection_tile_picture
-from storefront.state.newsletter import NOT_OPEN_YET, NewsletterState
+from storefront.state.newsletter import NewsletterState
 
 HERO_TITLE = BRAND_TAGLINE
 HERO_TAGLINE = "Bold letters, loud colours, printed on demand for every chapter."
@@ -133,7 +133,9 @@ def newsletter() -> rx.Component:
                         width=["100%", "320px"],
                     ),
                     # High contrast: white on the theme's ruby 9 is 3.9:1, under WCAG AA's 4.5:1.
-                    rx.button("Subscribe", type="submit", size="3", high_contrast=True),
+                    rx.button(
+                        "Subscribe", type="submit", size="3", high_contrast=True, loading=NewsletterState.sending
+                    ),
                     spacing="2",
                     width="100%",
                     justify="center",
@@ -144,8 +146,8 @@ def newsletter() -> rx.Component:
             ),
             # Always on the page (empty until a submit), so screen readers announce the text.
             rx.text(
-                rx.cond(NewsletterState.submitted, NOT_OPEN_YET, ""),
-                color=styles.MUTED,
+                rx.cond(NewsletterState.error != "", NewsletterState.error, NewsletterState.notice),
+                color=rx.cond(NewsletterState.error != "", rx.color("red", 11), styles.MUTED),
                 size="2",
                 role="status",
                 data_testid="newsletter-notice",

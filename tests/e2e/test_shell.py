@@ -8,7 +8,6 @@ from storefront.collections import COLLECTIONS
 from tests.e2e.browser import open_page
 
 GESTURE = "admin-gesture"
-NEWSLETTER_NOT_OPEN = "Newsletter sign-up isn't open yet — check back soon."
 
 
 def test_home_shows_five_collection_tiles_linking_to_their_pages(page: Page) -> None:
@@ -109,11 +108,3 @@ def test_desktop_links_are_hidden_on_a_phone(phone_page: Page) -> None:
     open_page(phone_page, "/")
     expect(phone_page.get_by_role("navigation", name="Main")).to_be_hidden()
 
-
-def test_subscribing_to_the_newsletter_says_sign_up_is_not_open_yet(page: Page) -> None:
-    open_page(page, "/")
-    expect(page.get_by_text(NEWSLETTER_NOT_OPEN, exact=True)).to_have_count(0)
-    page.get_by_role("textbox", name="Email address").fill("ada@example.com")
-    page.get_by_role("button", name="Subscribe").click()
-    expect(page.get_by_test_id("newsletter-notice")).to_have_text(NEWSLETTER_NOT_OPEN)
-    expect(page.get_by_test_id("newsletter-notice")).to_have_attribute("role", "status")

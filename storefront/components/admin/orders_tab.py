@@ -5,6 +5,7 @@ import reflex as rx
 
 from storefront.components import styles
 from storefront.components.admin.layout import section_card, tab_list
+from storefront.components.admin.newsletter_card import newsletter_card
 from storefront.components.empty_state import empty_state
 from storefront.components.product_card import product_image
 from storefront.services.admin.admin_orders import VIEW_AWAITING, VIEW_PAID
@@ -481,6 +482,7 @@ def orders_tab() -> rx.Component:
         stat_cards(),
         revenue_chart(),
         section_card(rx.vstack(view_filter(), orders_table(), spacing="4", width="100%")),
+        newsletter_card(),
         order_dialog(),
         spacing="4",
         width="100%",

@@ -3,8 +3,6 @@ and sending an order the provider refused to it once more."""
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
@@ -16,6 +14,7 @@ from sqlmodel import Session, col, select, update
 
 from storefront.models import Order, OrderItem, OutboxJob, utcnow
 from storefront.services.orders.checkout import order_items, serialize_order
+from storefront.services.platform.csv_cells import csv_safe, csv_text
 from storefront.services.platform.errors import ConflictError, ValidationError
 from storefront.services.platform.money import cents_to_dollars
 from storefront.services.orders.order_access import find_order
@@ -44,8 +43,6 @@ CSV_HEADER = (
     "Tracking Number",
     "Needs Attention",
 )
-#: Spreadsheets run a cell starting with one of these as a formula (CSV injection).
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _EXPORT_BATCH = 500
 
 
@@ -262,12 +259,6 @@ def revenue_by_day(session: Session, *, days: int = REVENUE_DAYS, now: datetime 
 # --------------------------------------------------------------------------- CSV export
 
 
-def csv_safe(value: str | None) -> str:
-    """A cell a spreadsheet shows as text: one starting like a formula gets a leading quote."""
-    text = value or ""
-    return f"'{text}" if text.startswith(_FORMULA_STARTS) else text
-
-
 def csv_row(order: Order) -> list[str]:
     """One order as a row under CSV_HEADER; every text the shopper or provider chose is made safe."""
     return [
@@ -300,11 +291,7 @@ def _all_orders(session: Session) -> Iterator[Order]:
 
 
 def write_csv(rows: Iterable[Sequence[str]]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerow(CSV_HEADER)
-    writer.writerows(rows)
-    return buffer.getvalue()
+    return csv_text(CSV_HEADER, rows)
 
 
 def export_csv(session: Session) -> str:

@@ -1,0 +1,42 @@
+"""The newsletter's emails, rendered from Jinja2 templates (HTML autoescaped, plain text as is)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from storefront.services.mail.outbox import Mail
+
+TEMPLATES = Path(__file__).parent / "templates"
+CONFIRM_KIND = "newsletter-confirm"
+CONFIRM_SUBJECT = "Confirm your newsletter subscription"
+
+
+@lru_cache(maxsize=1)
+def _environment() -> Environment:
+    return Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=False),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+    )
+
+
+def render(name: str, **values: object) -> str:
+    """Template `name` filled with `values` (a missing value is an error, not an empty string)."""
+    return _environment().get_template(name).render(**values)
+
+
+def confirmation_mail(email: str, confirm_url: str, unsubscribe_url: str, key: str) -> Mail:
+    """The double opt-in email: the confirm link and, as in every newsletter message, the unsubscribe link."""
+    values = {"email": email, "confirm_url": confirm_url, "unsubscribe_url": unsubscribe_url}
+    return Mail(
+        kind=CONFIRM_KIND,
+        recipient=email,
+        subject=CONFIRM_SUBJECT,
+        text=render("confirm.txt", **values),
+        html=render("confirm.html", **values),
+        key=key,
+    )
