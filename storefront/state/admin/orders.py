@@ -273,9 +273,10 @@ def cancellations(settings: Settings) -> OrderCancellations:
     intents = None
     if isinstance(gateway, StripeGateway):
         gateways[gateway.name] = gateway
-        intents = IntentPayments(session_factory, gateway)
+        intents = IntentPayments(session_factory, gateway, emails=wiring.order_emails(settings))
     return OrderCancellations(
-        session_factory, gateways, wiring.shared_print_provider(settings), wiring.store_shop(settings), intents=intents
+        session_factory, gateways, wiring.shared_print_provider(settings), wiring.store_shop(settings), intents=intents,
+        emails=wiring.order_emails(settings),
     )
 
 
