@@ -77,7 +77,7 @@ def cancel_order(order_id: str, request: Request, admin: SignedIn = Depends(requ
     return _cancellation_answer(request, outcome.order.number, outcome.message)
 
 
-@router.post("/api/orders/{order_id}/resend-confirmation", response_model=ResendAnswer, responses=errors(400, 404, 409))
+@router.post("/api/orders/{order_id}/resend-confirmation", response_model=ResendAnswer, responses=errors(404, 409, 422))
 def resend_confirmation(
     order_id: str,
     request: Request,
