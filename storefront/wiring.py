@@ -19,6 +19,7 @@ from storefront.services.admin.auth import AdminAuth
 from storefront.services.media.catalog_images import CatalogImagePreparer
 from storefront.services.media.image_sources import ImageSourceLoader
 from storefront.services.orders.fulfilment import OrderOutbox
+from storefront.services.orders.order_emails import OrderEmails
 from storefront.services.payments.gateway import PaymentGateway, TestPaymentGateway
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ def intent_payments(settings: Settings) -> IntentPayments | None:
     gateway = shared_payment_gateway(settings)
     if not isinstance(gateway, StripeGateway):
         return None
-    return IntentPayments(session_factory(db.get_engine()), gateway)
+    return IntentPayments(session_factory(db.get_engine()), gateway, emails=order_emails(settings))
 
 
 def store_catalogue(settings: Settings) -> StoreCatalogue:
@@ -192,3 +193,8 @@ def mail_outbox(settings: Settings, engine: Engine) -> MailOutbox:
 def link_signer(settings: Settings) -> LinkSigner:
     """Signs the links in customer emails with SECRET_KEY (or the key kept in DATA_DIR)."""
     return LinkSigner(store_secret_key(settings.secret_key, settings.data_dir))
+
+
+def order_emails(settings: Settings) -> OrderEmails:
+    """The order emails (links under PUBLIC_URL, signed with the store's key)."""
+    return OrderEmails(settings.public_url, link_signer(settings))

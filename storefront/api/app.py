@@ -36,6 +36,7 @@ from storefront.services.platform.errors import ServiceError
 from storefront.services.orders.order_payment import OrderPayments
 from storefront.services.orders.intent_payments import IntentPayments
 from storefront.services.orders.order_cancellation import OrderCancellations
+from storefront.services.orders.order_emails import OrderEmails
 from storefront.services.payments.gateway import PaymentGateway, TestPaymentGateway
 from storefront.services.payments.stripe_gateway import StripeGateway
 from storefront.services.printify.provider import PrintProvider
@@ -101,16 +102,23 @@ class ApiServices:
         return self.gateway if isinstance(self.gateway, StripeGateway) else None
 
     @cached_property
+    def emails(self) -> OrderEmails:
+        """The order emails, their links under this app's PUBLIC_URL."""
+        return wiring.order_emails(self.settings)
+
+    @cached_property
     def payments(self) -> OrderPayments:
         return OrderPayments(
             self.session_factory, self.test_gateway, max_declines=self.settings.payment_declines_per_order,
-            clock=self.clock,
+            clock=self.clock, emails=self.emails,
         )
 
     @cached_property
     def intents(self) -> IntentPayments | None:
         """Orders paid through Stripe (None with the test gateway)."""
-        return IntentPayments(self.session_factory, self.stripe, clock=self.clock) if self.stripe else None
+        if self.stripe is None:
+            return None
+        return IntentPayments(self.session_factory, self.stripe, clock=self.clock, emails=self.emails)
 
     @cached_property
     def cancellations(self) -> OrderCancellations:
@@ -119,7 +127,8 @@ class ApiServices:
         if self.stripe is not None:
             gateways[self.stripe.name] = self.stripe
         return OrderCancellations(
-            self.session_factory, gateways, self.provider, lambda: self.shop_id, intents=self.intents, clock=self.clock
+            self.session_factory, gateways, self.provider, lambda: self.shop_id, intents=self.intents, clock=self.clock,
+            emails=self.emails,
         )
 
     @cached_property

@@ -31,6 +31,7 @@ def provider_events(request: Request) -> ProviderEvents:
         lambda: services.shop_id,
         services.settings.printify_webhook_secret,
         clock=services.clock,
+        emails=services.emails,
     )
 
 

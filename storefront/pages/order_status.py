@@ -203,6 +203,11 @@ def order_status_page() -> rx.Component:
         rx.heading("Order status", as_="h1", size="8"),
         rx.cond(S.loading, loading_card()),
         rx.cond(S.load_failed, load_failed()),
+        rx.cond(
+            S.link_error != "",
+            rx.callout(S.link_error, icon="triangle_alert", color_scheme="red", role="alert", width="100%",
+                       data_testid="link-error"),
+        ),
         rx.cond(S.has_order, order_card()),
         lookup_form(),
         spacing="6",

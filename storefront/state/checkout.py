@@ -26,7 +26,7 @@ import reflex as rx
 from storefront import wiring
 from storefront.config import get_settings
 from storefront.db import get_engine, session_scope
-from storefront.services.orders import cart, checkout
+from storefront.services.orders import cart, checkout, order_emails
 from storefront.services.platform.errors import ServiceError, ValidationError
 from storefront.services.orders.intent_payments import Handoff
 from storefront.services.payments.gateway import CARD_FIELDS
@@ -39,6 +39,9 @@ log = logging.getLogger(__name__)
 CHECKOUT_FAILED = "Checkout Failed"
 GENERIC_FAILURE = "Something went wrong. Please try again."
 ORDER_PLACED = "Order Placed Successfully!"
+#: Spec section 8's second success toast, shown when the order's confirmation email was queued.
+ORDER_PLACED_EMAILED = "Order placed successfully!"
+ORDER_EMAILED_TEXT = "Order {number} has been submitted for fulfilment. We have sent you a confirmation email."
 #: Error keys that a field of the form shows (the rest concern the cart and become a toast).
 FORM_FIELD_PREFIXES = ("customer", "shippingAddress.", "billingAddress.")
 
@@ -183,6 +186,11 @@ def _stripe_confirm(number: str, token: str) -> str:
     intents = wiring.intent_payments(get_settings())
     assert intents is not None
     return intents.confirm(number, token).payment_status
+
+
+def _confirmation_queued(number: str) -> bool:
+    with session_scope() as session:
+        return order_emails.confirmation_queued(session, number)
 
 
 def new_payment_id() -> str:
@@ -388,7 +396,16 @@ class CheckoutState(rx.State):
     async def _finish_paid(self) -> list[rx.event.EventSpec]:
         number = self._order_number
         closed = await self._close_for(number)
-        return [*closed, rx.toast.success(ORDER_PLACED, description=f"Order {number} has been submitted for fulfilment.")]
+        try:
+            emailed = await asyncio.to_thread(_confirmation_queued, number)
+        except Exception:
+            log.exception("checking the confirmation email of order %s failed", number)
+            emailed = False
+        if emailed:
+            toast = rx.toast.success(ORDER_PLACED_EMAILED, description=ORDER_EMAILED_TEXT.format(number=number))
+        else:
+            toast = rx.toast.success(ORDER_PLACED, description=f"Order {number} has been submitted for fulfilment.")
+        return [*closed, toast]
 
     @rx.event
     async def card_checked(self, result: dict[str, Any]):

@@ -1,4 +1,5 @@
-"""/order-status: the order this browser placed (by its kept token) and a number + email lookup.
+"""/order-status: the order an email's signed link opens, the order this browser placed (by its
+kept token) and a number + email lookup.
 
 The browser keeps its last order's number and access token in local storage (`last-order`),
 written by the checkout when payment succeeds. The token opens that order without any typing;
@@ -24,7 +25,7 @@ from storefront.services.platform.errors import (
     ValidationError,
 )
 from storefront.services.platform.money import dollars_to_cents, format_usd
-from storefront.wiring import session_factory
+from storefront.wiring import link_signer, session_factory
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +33,12 @@ LAST_ORDER_KEY = "last-order"
 NOT_FOUND_MESSAGE = "We couldn't find an order with that number and email."
 LOAD_FAILED = "We couldn't load your order right now. Please try again."
 LOOKUP_FAILED = "Something went wrong. Please try again."
+LINK_INVALID = (
+    "This order link is not valid. Find your order below with its number and the email you used at checkout."
+)
+#: The query parameters of an email's order link (services.orders.order_emails.order_link).
+LINK_ORDER_PARAM = "order"
+LINK_KEY_PARAM = "key"
 
 
 class OrderLine(TypedDict):
@@ -141,6 +148,11 @@ def _view_by_token(number: str, token: str) -> dict[str, Any]:
         return order_lookup.order_view_by_token(session, number, token)
 
 
+def _view_by_link(number: str, key: str) -> dict[str, Any]:
+    with db.session_scope() as session:
+        return order_lookup.order_view_by_link(session, number, key, link_signer(get_settings()))
+
+
 def _lookup(client: str, number: str, email: str) -> dict[str, Any]:
     """Count the lookup against the client's address (shared with the API), then look it up."""
     limiter = order_lookup.lookup_limiter(session_factory(db.get_engine()), get_settings().payment_requests_per_minute)
@@ -160,6 +172,8 @@ class OrderStatusState(rx.State):
     load_failed: bool = False
     searching: bool = False
     lookup_error: str = ""
+    #: Shown instead of an order when an email's link does not verify.
+    link_error: str = ""
     field_errors: dict[str, str] = {}
     # Counts the lookups sent, so the browser's own order, loading meanwhile, never replaces one.
     _lookups: int = 0
@@ -170,8 +184,38 @@ class OrderStatusState(rx.State):
 
     @rx.event
     def open_page(self):
-        """on_load (and 'Try again'): ask the browser for its last order, then show it."""
+        """on_load (and 'Try again'): the order of an email's link when the address carries one,
+        else ask the browser for its last order, then show it."""
+        query = self.router.url.query_parameters
+        number, key = query.get(LINK_ORDER_PARAM, ""), query.get(LINK_KEY_PARAM, "")
+        if number or key:
+            return OrderStatusState.load_linked(number, key)
+        self.link_error = ""
         return rx.call_script(READ_REMEMBERED_SCRIPT, callback=OrderStatusState.load_remembered)
+
+    @rx.event(background=True)
+    async def load_linked(self, number: str, key: str):
+        """Show the order an email's link opens; a forged or wrong key shows nothing of it."""
+        async with self:
+            self.order, self.lookup_error, self.field_errors, self.load_failed = None, "", {}, False
+            self.link_error, self.loading = "", True
+            lookups = self._lookups
+        number, key = (number if isinstance(number, str) else ""), (key if isinstance(key, str) else "")
+        try:
+            view = await asyncio.to_thread(_view_by_link, number, key)
+        except NotFoundError:
+            async with self:
+                self.loading, self.link_error = False, LINK_INVALID
+            return
+        except Exception:
+            log.exception("loading the order of an email link failed")
+            async with self:
+                self.loading, self.load_failed = False, self._lookups == lookups
+            return
+        async with self:
+            if self._lookups == lookups:
+                self.order = order_card(view)
+            self.loading = False
 
     @rx.event(background=True)
     async def load_remembered(self, remembered: str):
@@ -211,7 +255,7 @@ class OrderStatusState(rx.State):
             if self.searching:
                 return
             self._lookups += 1
-            self.loading, self.load_failed = False, False
+            self.loading, self.load_failed, self.link_error = False, False, ""
             self.lookup_error, self.field_errors = "", {}
             try:
                 number, email = order_lookup.lookup_request(form)

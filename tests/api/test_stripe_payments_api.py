@@ -21,7 +21,7 @@ from sqlmodel import Session, col, select
 
 from storefront.api.app import create_api
 from storefront.config import Settings
-from storefront.models import Order, OrderHistory, OutboxJob, WebhookDelivery
+from storefront.models import MailMessage, Order, OrderHistory, OutboxJob, WebhookDelivery
 from storefront.services.orders.fulfilment import OrderOutbox
 from storefront.services.orders.intent_payments import IntentPayments
 from storefront.services.orders.order_cancellation import (
@@ -539,3 +539,65 @@ def test_a_webhook_body_larger_than_any_event_is_refused(http: httpx.Client, fak
     body = b'{"id": "evt_big", "padding": "' + b"x" * (600 * 1024) + b'"}'
     response = http.post(WEBHOOKS, content=body, headers={"Stripe-Signature": fake.sign(body)})
     assert response.status_code == 413
+
+
+# --------------------------------------------------------------------------- order emails
+
+
+def _confirmations(engine: Engine, order: Order) -> list[MailMessage]:
+    with Session(engine) as session:
+        query = select(MailMessage).where(col(MailMessage.order_id) == order.id, col(MailMessage.kind) == "order-confirmed")
+        return list(session.exec(query.order_by(col(MailMessage.id))).all())
+
+
+def test_a_stripe_payment_reported_by_the_browser_and_delivered_twice_queues_one_confirmation(
+    http: httpx.Client, fake: FakeStripe, tee: Pick, engine: Engine
+) -> None:
+    placed = _place(http, tee)
+    number, token = placed["order"]["id"], placed["accessToken"]
+    _pay_at_stripe(fake, _order(engine, number).payment_intent_id or "")
+    http.post(f"{ORDERS}/{number}/confirm-payment", headers={"X-Order-Token": token})
+    succeeded = fake.wait_for_event("payment_intent.succeeded")[0]
+    fake.wait_for_idle()
+    assert fake.deliver(succeeded["id"]) == 200
+    assert fake.deliver(succeeded["id"]) == 200
+    order = _order(engine, number)
+    [mail] = _confirmations(engine, order)
+    assert (mail.recipient, mail.subject) == ("ada@example.com", f"Order {number} confirmed")
+    assert f"${order.total_cents / 100:,.2f}" in mail.text_body
+
+
+def test_a_stripe_webhook_alone_queues_the_confirmation(
+    http: httpx.Client, fake: FakeStripe, tee: Pick, engine: Engine
+) -> None:
+    placed = _place(http, tee)
+    number = placed["order"]["id"]
+    _pay_at_stripe(fake, _order(engine, number).payment_intent_id or "")
+    fake.wait_for_event("payment_intent.succeeded")
+    fake.wait_for_idle()
+    order = _order(engine, number)
+    assert order.payment_status == "paid"
+    assert len(_confirmations(engine, order)) == 1
+
+
+def test_resend_confirmation_over_the_api_queues_one_per_idempotency_key(
+    http: httpx.Client, fake: FakeStripe, tee: Pick, engine: Engine
+) -> None:
+    order = _paid_order(http, fake, tee, engine)
+    route = f"/api/orders/{order.number}/resend-confirmation"
+    assert http.post(route, headers={"Idempotency-Key": "click-1"}).status_code == 401
+    admin = _admin(http)
+    first = http.post(route, headers={**admin, "Idempotency-Key": "click-1"})
+    again = http.post(route, headers={**admin, "Idempotency-Key": "click-1"})
+    other = http.post(route, headers={**admin, "Idempotency-Key": "click-2"})
+    assert [a.status_code for a in (first, again, other)] == [200, 200, 200]
+    assert [a.json()["queued"] for a in (first, again, other)] == [True, False, True]
+    assert len(_confirmations(engine, order)) == 3
+    emails = other.json()["order"]["emails"]
+    assert [e["subject"] for e in emails] == [f"Order {order.number} confirmed"] * 3
+    assert {e["state"] for e in emails} == {"Queued"}
+    missing = http.post(route, headers=admin)
+    assert missing.status_code == 422 and "error" in missing.json()
+    unpaid = _place(http, tee, key="unpaid")["order"]["id"]
+    refused = http.post(f"/api/orders/{unpaid}/resend-confirmation", headers={**admin, "Idempotency-Key": "c"})
+    assert refused.status_code == 409

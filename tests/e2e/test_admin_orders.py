@@ -193,3 +193,46 @@ def test_an_unpaid_order_is_only_under_awaiting_payment_and_cancel_order_cancels
     expect(paid_view).to_have_attribute("data-state", "on")
     expect(rows.first.or_(page.get_by_text("No orders yet", exact=True))).to_be_visible()
     expect(rows.filter(has_text=number)).to_have_count(0)
+
+
+# --------------------------------------------------------------------------- emails
+
+
+def _confirmations(store: StoreServer, number: str) -> int:
+    """How many confirmation emails the store's database holds for the order."""
+    engine = create_engine(store.db_url)
+    try:
+        with engine.connect() as connection:
+            return connection.execute(
+                text("SELECT count(*) FROM mail_message m JOIN orders o ON o.id = m.order_id"
+                     " WHERE o.number = :n AND m.kind = 'order-confirmed'"),
+                {"n": number},
+            ).scalar_one()
+    finally:
+        engine.dispose()
+
+
+def test_the_dialog_lists_the_emails_and_resend_confirmation_queues_one_per_click(page: Page, store: StoreServer) -> None:
+    number, _ = _place_paid_order(page, store)
+    sign_in(page)
+    open_tab(page, "Orders")
+    _, dialog = _open_detail(page, number)
+    emails = dialog.get_by_test_id("email-line")
+    expect(emails).to_have_count(1)
+    expect(emails.first).to_contain_text(f"Order {number} confirmed to ada@example.com")
+    expect(emails.first.get_by_test_id("email-state")).to_have_text(re.compile(r"^(Sent|Queued)$"))
+
+    dialog.get_by_test_id("resend-confirmation").dblclick()
+    expect(_toast(page, "Confirmation queued")).to_be_visible()
+    expect(emails).to_have_count(2)
+    expect(dialog.get_by_test_id("resend-confirmation")).to_have_text("Confirmation queued")
+    expect(dialog.get_by_test_id("resend-confirmation")).to_be_disabled()
+    assert _confirmations(store, number) == 2
+
+    # Opened again, the dialog arms another resend: one click, one more email.
+    page.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)
+    _, dialog = _open_detail(page, number)
+    dialog.get_by_test_id("resend-confirmation").click()
+    expect(dialog.get_by_test_id("email-line")).to_have_count(3)
+    assert _confirmations(store, number) == 3

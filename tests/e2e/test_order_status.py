@@ -1,14 +1,24 @@
-"""/order-status in a real browser: the order this browser placed shows by itself; any other
-order is found by its number and the email used at checkout."""
+"""/order-status in a real browser: the order this browser placed shows by itself; the link in the
+confirmation email opens its order anywhere; any other order is found by its number and the email
+used at checkout."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
+import uuid
 
+import httpx
 from playwright.sync_api import Page, expect
+from sqlalchemy import create_engine
+from sqlmodel import Session, col, select
 
+from storefront.models import MailMessage, Order
+from storefront.state.order_status import LINK_INVALID
 from tests.e2e.browser import open_page
+from tests.e2e.conftest import StoreServer
+from tests.ordering import GOOD_CARD, order_payload, pick
 from tests.e2e.test_shopping import TEST_CARD, add_to_cart, fill_checkout, open_checkout, place_order, product_links
 
 NOT_FOUND = "We couldn't find an order with that number and email."
@@ -22,6 +32,9 @@ def buy_a_tee(page: Page) -> str:
     place_order(page)
     toast = page.get_by_text(re.compile(r"Order SF-\d+ has been submitted for fulfilment\."))
     expect(toast).to_be_visible()
+    # The order has an email, so its confirmation was queued and the toast says so.
+    expect(page.get_by_text("Order placed successfully!", exact=True)).to_be_visible()
+    expect(toast).to_contain_text("confirmation email")
     return re.search(r"SF-\d+", toast.inner_text()).group(0)
 
 
@@ -88,4 +101,54 @@ def test_a_failed_lookup_takes_the_previous_order_off_the_screen(page: Page, pho
     expect_order_shown(phone_page, number)
     look_up(phone_page, number, "grace@example.com")
     expect(phone_page.get_by_test_id("lookup-error")).to_have_text(NOT_FOUND)
+    expect(phone_page.get_by_test_id("order-card")).to_have_count(0)
+
+
+def _paid_order_through_the_api(store: StoreServer) -> tuple[str, str]:
+    """Place and pay an order as a shopper's browser does through the API; its number and the link
+    of its confirmation email as queued in the store's database."""
+    engine = create_engine(store.db_url)
+    try:
+        tee = pick(engine)
+        with httpx.Client(base_url=store.url, timeout=30, trust_env=False) as client:
+            placed = client.post("/api/printify/orders", json=order_payload((tee, 1)), headers={"Idempotency-Key": f"mail-link-{uuid.uuid4().hex}"})
+            assert placed.status_code == 201, placed.text
+            number, token = placed.json()["order"]["id"], placed.json()["accessToken"]
+            paid = client.post(
+                f"/api/printify/orders/{number}/process-payment",
+                json={"paymentId": f"pay_{uuid.uuid4().hex}", "shopId": "store", "paymentMethod": "card", "cardData": GOOD_CARD},
+                headers={"X-Order-Token": token},
+            )
+            assert paid.status_code == 200, paid.text
+        with Session(engine) as session:
+            order = session.exec(select(Order).where(col(Order.number) == number)).one()
+            mail = session.exec(
+                select(MailMessage).where(col(MailMessage.order_id) == order.id, col(MailMessage.kind) == "order-confirmed")
+            ).one()
+    finally:
+        engine.dispose()
+    found = re.search(r'href="([^"]*/order-status\?[^"]*)"', mail.html_body)
+    assert found, "no order link in the confirmation"
+    return number, html.unescape(found.group(1))
+
+
+def test_the_link_in_the_confirmation_email_opens_the_order_and_a_forged_one_does_not(
+    store: StoreServer, phone_page: Page
+) -> None:
+    number, link = _paid_order_through_the_api(store)
+    assert link.startswith(f"{store.url}/order-status?order={number}&key=")
+    # A browser that never saw the order (no token kept) opens it from the email.
+    phone_page.goto(link)
+    phone_page.wait_for_selector("[data-hydrated='true']", state="attached")
+    expect_order_shown(phone_page, number)
+    expect(phone_page.get_by_test_id("link-error")).to_have_count(0)
+
+    forged = re.sub(r"key=[^&]+", "key=0.forged", link)
+    open_page(phone_page, forged.removeprefix(store.url))
+    expect(phone_page.get_by_test_id("link-error")).to_have_text(LINK_INVALID)
+    expect(phone_page.get_by_test_id("order-card")).to_have_count(0)
+    # The key of one order opens no other order.
+    other = re.sub(r"order=[^&]+", "order=SF-999999", link)
+    open_page(phone_page, other.removeprefix(store.url))
+    expect(phone_page.get_by_test_id("link-error")).to_have_text(LINK_INVALID)
     expect(phone_page.get_by_test_id("order-card")).to_have_count(0)

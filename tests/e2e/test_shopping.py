@@ -216,7 +216,7 @@ def test_test_card_purchase_places_a_paid_order_sent_to_the_provider(page: Page,
     open_checkout(page)
     fill_checkout(page, TEST_CARD)
     token, _ = place_order(page)
-    expect(page.get_by_text("Order Placed Successfully!", exact=True)).to_be_visible()
+    expect(page.get_by_text("Order placed successfully!", exact=True)).to_be_visible()
     expect(page.get_by_role("dialog")).to_have_count(0)
     expect(badge_count(page)).to_have_count(0)
     assert page.evaluate("() => localStorage.getItem('cart-storage')") in (None, "[]")
@@ -258,7 +258,7 @@ def test_a_declined_shopper_fixes_the_card_and_pays_in_the_same_dialog(page: Pag
     retry_token, paid = place_order(page)
     assert (paid["status"], paid["order"]["paymentStatus"]) == (200, "paid")
     assert retry_token == token  # the same order, paid
-    expect(page.get_by_text("Order Placed Successfully!", exact=True)).to_be_visible()
+    expect(page.get_by_text("Order placed successfully!", exact=True)).to_be_visible()
     expect(badge_count(page)).to_have_count(0)
     order = _order_row(store, paid["order"]["id"])
     assert (order["address1"], order["payment_status"], order["item_sizes"]) == ("2 Main Street", "paid", ["L"])
@@ -306,7 +306,7 @@ def test_a_paid_order_empties_the_checkout_form(page: Page) -> None:
     open_checkout(page)
     fill_checkout(page, TEST_CARD)
     place_order(page)
-    expect(page.get_by_text("Order Placed Successfully!", exact=True)).to_be_visible()
+    expect(page.get_by_text("Order placed successfully!", exact=True)).to_be_visible()
     add_to_cart(page, product_links(page, "hoodie")[0], "M")
     open_checkout(page)
     dialog = page.get_by_role("dialog")
@@ -336,7 +336,7 @@ def test_a_paid_order_fires_cart_updated_after_emptying_the_stored_cart(page: Pa
     page.evaluate(_LISTEN_FOR_CART_UPDATES)
     fill_checkout(page, TEST_CARD)
     place_order(page)
-    expect(page.get_by_text("Order Placed Successfully!", exact=True)).to_be_visible()
+    expect(page.get_by_text("Order placed successfully!", exact=True)).to_be_visible()
     page.wait_for_function("() => window.__cartUpdates.length > 0")
     assert page.evaluate("() => window.__cartUpdates.at(-1)") == "[]"
 

@@ -142,7 +142,7 @@ def test_paying_for_our_lines_keeps_the_store_lines_in_the_cart(page: Page, tmp_
     open_checkout(page)
     fill_checkout(page, TEST_CARD)
     place_order(page)
-    expect(page.get_by_text("Order Placed Successfully!", exact=True)).to_be_visible()
+    expect(page.get_by_text("Order placed successfully!", exact=True)).to_be_visible()
     kept = json.loads(page.evaluate("() => localStorage.getItem('cart-storage') || '[]'"))
     assert [(line["id"], line.get("source"), line["quantity"]) for line in kept] == [(str(raw["id"]), "shopify", 2)]
     open_page(page, "/cart")

@@ -1,4 +1,5 @@
-"""Admin routes (spec section 7): the order book, its CSV export and retrying a refused order.
+"""Admin routes (spec section 7): the order book, its CSV export, retrying a refused order, refunds,
+cancellations and resending an order's confirmation email.
 
 GET /api/orders/{id}/status lives with the shopper's order routes (storefront/api/orders.py).
 """
@@ -7,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from sqlmodel import Session
 
 from storefront.api.admin.session import ADMIN_ERRORS, ADMIN_ONLY, require_admin
-from storefront.api.admin.orders_schemas import CancellationAnswer, OrderPage, RetryAnswer
+from storefront.api.admin.orders_schemas import CancellationAnswer, OrderPage, ResendAnswer, RetryAnswer
 from storefront.api.sessions import SessionRoute, get_session
 from storefront.api.schemas import errors
 from storefront.services.admin import admin_orders
@@ -74,3 +75,15 @@ def cancel_order(order_id: str, request: Request, admin: SignedIn = Depends(requ
     """Cancel the order: an unpaid one's payment is cancelled first; a paid one is refunded."""
     outcome = request.app.state.services.cancellations.cancel(order_id, admin.username)
     return _cancellation_answer(request, outcome.order.number, outcome.message)
+
+
+@router.post("/api/orders/{order_id}/resend-confirmation", response_model=ResendAnswer, responses=errors(404, 409, 422))
+def resend_confirmation(
+    order_id: str,
+    request: Request,
+    idempotency_key: str | None = Header(None, description="One id per staff click: the same key queues one email"),
+    session: Session = Depends(get_session),
+) -> dict[str, Any]:
+    """Queue the paid order's confirmation email once more (409 for an order never paid)."""
+    queued = admin_orders.resend_confirmation(session, order_id, idempotency_key, request.app.state.services.emails)
+    return {"success": True, "queued": queued, "order": admin_orders.order_detail(session, order_id)}

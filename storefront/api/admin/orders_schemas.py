@@ -31,6 +31,9 @@ class AdminOrder(_Open):
     items: list[dict[str, Any]] = []
     paymentProvider: str | None = None  # noqa: N815
     history: list[dict[str, Any]] | None = Field(None, description="Refunds, cancellations, expiry: at, actor, action, detail")
+    emails: list[dict[str, Any]] | None = Field(
+        None, description="Emails to the customer: queuedAt, sentAt, kind, subject, recipient, state, attempts, lastError"
+    )
 
 
 class OrderPage(_Open):
@@ -49,3 +52,10 @@ class CancellationAnswer(_Open):
     success: bool
     order: AdminOrder
     message: str = Field("", description="What became of the print order (already printing, cancelled, ...)")
+
+
+class ResendAnswer(_Open):
+    success: bool
+    #: False when this Idempotency-Key was used before (nothing more was queued).
+    queued: bool
+    order: AdminOrder

@@ -1,5 +1,6 @@
 """Admin dashboard tab: Order Management (stat cards, revenue chart, orders table with its paid /
-awaiting-payment filter, detail dialog with the order's history, Refund and Cancel order)."""
+awaiting-payment filter, detail dialog with the order's history and emails, Resend confirmation,
+Refund and Cancel order)."""
 
 import reflex as rx
 
@@ -9,7 +10,7 @@ from storefront.components.admin.newsletter_card import newsletter_card
 from storefront.components.empty_state import empty_state
 from storefront.components.product_card import product_image
 from storefront.services.admin.admin_orders import VIEW_AWAITING, VIEW_PAID
-from storefront.state.admin.orders import REFUND, HistoryRow, ItemRow, OrderRow, OrdersState
+from storefront.state.admin.orders import REFUND, EmailRow, HistoryRow, ItemRow, OrderRow, OrdersState
 
 COLUMNS = ["Order ID", "Customer", "Total", "Status", "Payment", "Printify Status", "Date", "Actions"]
 AUTO_SEND_NOTE = "Orders are sent to Printify automatically after payment confirmation."
@@ -228,8 +229,40 @@ def history_panel() -> rx.Component:
     )
 
 
+def email_line(mail: EmailRow) -> rx.Component:
+    return rx.hstack(
+        rx.text(mail["at"], size="2", color=styles.MUTED, white_space="nowrap"),
+        rx.vstack(
+            rx.text(rx.text.strong(mail["subject"], data_testid="email-subject"), " to ", mail["recipient"], size="2"),
+            rx.text(
+                mail["state"],
+                rx.cond(mail["error"] != "", ": " + mail["error"], ""),
+                size="1",
+                color=styles.MUTED,
+                data_testid="email-state",
+            ),
+            spacing="0",
+        ),
+        spacing="3",
+        align="start",
+        width="100%",
+        data_testid="email-line",
+    )
+
+
+def emails_panel() -> rx.Component:
+    """The emails to the customer about the order (sent, queued, or failed with its attempts)."""
+    return rx.cond(
+        OrdersState.detail_emails.length() > 0,
+        section_card(
+            rx.heading("Emails", as_="h4", size="3"),
+            rx.vstack(rx.foreach(OrdersState.detail_emails, email_line), spacing="2", width="100%"),
+        ),
+    )
+
+
 def details_panel() -> rx.Component:
-    return rx.vstack(details_grid(), history_panel(), spacing="3", width="100%")
+    return rx.vstack(details_grid(), history_panel(), emails_panel(), spacing="3", width="100%")
 
 
 def details_grid() -> rx.Component:
@@ -383,6 +416,17 @@ def order_actions() -> rx.Component:
         OrdersState.detail_loading,
         rx.fragment(),
         rx.hstack(
+            rx.cond(
+                detail["resendable"],
+                rx.button(
+                    rx.icon("mail", size=14),
+                    rx.cond(OrdersState.resent, "Confirmation queued", "Resend confirmation"),
+                    variant="soft",
+                    disabled=OrdersState.resending | OrdersState.resent,
+                    on_click=OrdersState.resend_confirmation,
+                    data_testid="resend-confirmation",
+                ),
+            ),
             rx.cond(
                 detail["refundable"],
                 rx.button(

@@ -12,13 +12,14 @@ from sqlalchemy import case, func
 from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select, update
 
-from storefront.models import Order, OrderItem, OutboxJob, utcnow
+from storefront.models import MailMessage, Order, OrderItem, OutboxJob, utcnow
 from storefront.services.orders.checkout import order_items, serialize_order
 from storefront.services.platform.csv_cells import csv_safe, csv_text
 from storefront.services.platform.errors import ConflictError, ValidationError
 from storefront.services.platform.money import cents_to_dollars
 from storefront.services.orders.order_access import find_order
-from storefront.services.orders import order_history
+from storefront.services.orders import order_emails, order_history
+from storefront.services.orders.order_emails import OrderEmails
 from storefront.services.orders.fulfilment import pending_step
 from storefront.services.orders.statuses import WAS_PAID, OrderStatus, PaymentStatus
 
@@ -180,10 +181,52 @@ def history_view(session: Session, order: Order) -> list[dict[str, Any]]:
     ]
 
 
+def mail_state(mail: MailMessage) -> str:
+    """'Sent', 'Queued', or 'Failed (2 attempts)' while the outbox keeps retrying it."""
+    if mail.sent_at is not None:
+        return "Sent"
+    if mail.attempts:
+        return f"Failed ({mail.attempts} attempt{'s' if mail.attempts != 1 else ''})"
+    return "Queued"
+
+
+def emails_view(session: Session, order: Order) -> list[dict[str, Any]]:
+    """The emails queued about the order, oldest first, with where each stands."""
+    assert order.id is not None
+    return [
+        {"queuedAt": mail.created_at.isoformat(), "sentAt": mail.sent_at.isoformat() if mail.sent_at else None,
+         "kind": mail.kind, "subject": mail.subject, "recipient": mail.recipient, "state": mail_state(mail),
+         "attempts": mail.attempts, "lastError": mail.last_error}
+        for mail in order_emails.order_mails(session, order.id)
+    ]
+
+
 def order_detail(session: Session, number: str) -> dict[str, Any]:
-    """One order as the spec's admin Order entity with its history; NotFoundError for an unknown number."""
+    """One order as the spec's admin Order entity with its history and emails; NotFoundError for an
+    unknown number."""
     order, items = order_with_items(session, number)
-    return {**admin_order(order, items), "history": history_view(session, order)}
+    return {**admin_order(order, items), "history": history_view(session, order), "emails": emails_view(session, order)}
+
+
+NOT_CONFIRMED = "Only a paid order has a confirmation to resend."
+NO_EMAIL = "This order has no email address to send to."
+CLICK_ID_REQUIRED = "A resend needs an id of the click (an Idempotency-Key of letters, digits, '-' or '_')."
+
+
+def resend_confirmation(session: Session, number: str, click_id: object, emails: OrderEmails) -> bool:
+    """Queue the order's confirmation once more for one staff click (committed here); the same
+    click id queues it once, so a double click sends one. False when this click was queued before."""
+    click = order_emails.clean_click_id(click_id)
+    if not click:
+        raise ValidationError(CLICK_ID_REQUIRED)
+    order = find_order(session, number)
+    if order.payment_status not in WAS_PAID:
+        raise ConflictError(NOT_CONFIRMED)
+    if not order.customer_email.strip():
+        raise ConflictError(NO_EMAIL)
+    queued = emails.resend_confirmation(session, order, click)
+    session.commit()
+    return queued
 
 
 # --------------------------------------------------------------------------- figures

@@ -7,8 +7,9 @@ PaymentIntents (`intent_payments.py`), the outbox that sends a paid order to the
 (`fulfilment.py`), keeping it in step with the provider (`order_tracking.py`) and the provider's
 webhooks, which also keep the catalogue cache in step (`provider_events.py`), refunds,
 cancellations and expiry (`order_cancellation.py`) with the order's history
-(`order_history.py`), a guest's own order (`order_lookup.py`), and the statuses an order, its
+(`order_history.py`), the customer's emails about the order (`order_emails.py`), a guest's own
+order (`order_lookup.py`), and the statuses an order, its
 payment and its charge attempts move through, with their labels (`statuses.py`).
 
-May use: platform, catalog, payments, printify, shopify.
+May use: platform, catalog, payments, printify, shopify, mail.
 """

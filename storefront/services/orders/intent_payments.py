@@ -21,7 +21,8 @@ from typing import Any
 from sqlmodel import Session, col, select, update
 
 from storefront.models import Order, OutboxJob, PaymentAttempt, utcnow
-from storefront.services.orders import order_access, order_history
+from storefront.services.orders import order_access, order_emails, order_history
+from storefront.services.orders.order_emails import OrderEmails
 from storefront.services.platform.errors import ConflictError
 from storefront.services.platform.money import format_usd
 from storefront.services.orders.order_payment import ORDER_CANCELLED, SEND_ORDER
@@ -91,10 +92,18 @@ def _mismatch(order: Order, intent: Intent) -> str | None:
 class IntentPayments:
     """The Stripe side of paying an order: its intent, the browser's report, Stripe's events."""
 
-    def __init__(self, session_factory: Callable[[], Session], gateway: StripeGateway, *, clock: Clock = utcnow) -> None:
+    def __init__(
+        self, session_factory: Callable[[], Session], gateway: StripeGateway, *, clock: Clock = utcnow,
+        emails: OrderEmails | None = None,
+    ) -> None:
         self._session_factory = session_factory
         self._gateway = gateway
         self._clock = clock
+        self._emails = emails
+
+    @property
+    def emails(self) -> OrderEmails:
+        return self._emails or order_emails.configured()
 
     # ------------------------------------------------------------------ the intent
 
@@ -258,6 +267,8 @@ class IntentPayments:
             session.add(OutboxJob(kind=SEND_ORDER, order_id=order.id, next_attempt_at=now, created_at=now))
             order_history.record(session, order.id, order_history.STRIPE, order_history.PAID,
                                  f"{format_usd(intent.amount_received)} by Stripe ({intent.id})", at=now)
+            session.refresh(order)
+            self.emails.order_paid(session, order, now)
             logger.info("Order %s paid through Stripe (%s); queued for fulfilment", order.number, intent.id)
             return EventOutcome.APPLIED
         if order.payment_status in (PaymentStatus.PAID, PaymentStatus.REFUNDING, PaymentStatus.REFUNDED) and order.payment_id == intent.id:

@@ -16,7 +16,8 @@ from datetime import datetime, timedelta
 from sqlmodel import Session, col, select, update
 
 from storefront.models import Order, OutboxJob, utcnow
-from storefront.services.orders import order_access, order_history
+from storefront.services.orders import order_access, order_emails, order_history
+from storefront.services.orders.order_emails import OrderEmails
 from storefront.services.platform.background import Worker, start_worker
 from storefront.services.platform.job_leases import JobLeases, one_at_a_time
 from storefront.services.platform.errors import ConflictError
@@ -73,6 +74,7 @@ class OrderCancellations:
         *,
         intents: IntentPayments | None = None,
         clock: Clock = utcnow,
+        emails: OrderEmails | None = None,
     ) -> None:
         self._session_factory = session_factory
         self._gateways = gateways
@@ -80,11 +82,21 @@ class OrderCancellations:
         self._shop_id = shop_id
         self._intents = intents
         self._clock = clock
+        self._emails = emails
+
+    @property
+    def emails(self) -> OrderEmails:
+        return self._emails or order_emails.configured()
 
     # ------------------------------------------------------------------ refund
 
     def refund(self, number: str, admin: str) -> Outcome:
         """Refund the whole order once, then stop its printing where the provider still allows it."""
+        return self._refund(number, admin, order_emails.REFUNDED)
+
+    def _refund(self, number: str, admin: str, mail_kind: str) -> Outcome:
+        """Refund as `refund` does; the customer is told with the email of `mail_kind` (refunded,
+        or cancelled when staff cancelled a paid order)."""
         with self._session_factory() as session:
             order = order_access.find_order(session, number)
             if order.payment_status in (PaymentStatus.REFUNDING, PaymentStatus.REFUNDED):
@@ -119,7 +131,7 @@ class OrderCancellations:
         if result.status == REFUND_FAILED:
             self._refund_failed(order, admin, "the refund failed")
             raise ConflictError(REFUND_DECLINED.format(reason="the refund failed"))
-        self._refunded(order, admin, result.refund_id, result.status == REFUND_SUCCEEDED)
+        self._refunded(order, admin, result.refund_id, result.status == REFUND_SUCCEEDED, mail_kind)
         message = self._stop_fulfilment(order, admin)
         with self._session_factory() as session:
             return Outcome(order_access.find_order(session, number), message)
@@ -135,18 +147,25 @@ class OrderCancellations:
             order_history.record(session, order.id, admin, order_history.REFUND_FAILED, reason, at=self._clock())
             session.commit()
 
-    def _refunded(self, order: Order, admin: str, refund_id: str, confirmed: bool) -> None:
-        """Keep the refund's id; the payment is 'refunded' once the gateway confirms it."""
+    def _refunded(self, order: Order, admin: str, refund_id: str, confirmed: bool, mail_kind: str) -> None:
+        """Keep the refund's id; the payment is 'refunded' once the gateway confirms it. The
+        gateway took the refund: the customer is told (once) in the same transaction."""
         now = self._clock()
         values: dict[str, object] = {"refund_id": refund_id[:64], "updated_at": now}
         if confirmed:
             values["payment_status"] = PaymentStatus.REFUNDED
         with self._session_factory() as session:
-            session.execute(
+            changed = session.execute(
                 update(Order)
                 .where(col(Order.id) == order.id, col(Order.payment_status) == PaymentStatus.REFUNDING)
                 .values(**values)
-            )
+            ).rowcount
+            if changed:
+                current = order_access.find_order(session, order.number)
+                if mail_kind == order_emails.CANCELLED:
+                    self.emails.order_cancelled(session, current, now)
+                else:
+                    self.emails.order_refunded(session, current, now)
             if confirmed:
                 assert order.id is not None
                 order_history.record(session, order.id, admin, order_history.REFUNDED,
@@ -224,7 +243,7 @@ class OrderCancellations:
         if order.status == OrderStatus.CANCELLED:
             return Outcome(order, "")
         if order.payment_status in (PaymentStatus.PAID, PaymentStatus.REFUNDING, PaymentStatus.REFUNDED):
-            return self.refund(number, admin)
+            return self._refund(number, admin, order_emails.CANCELLED)
         if order.payment_status == PaymentStatus.CHARGING:
             raise ConflictError(PAYMENT_IN_PROGRESS)
         self._cancel_intent(order)
@@ -236,6 +255,7 @@ class OrderCancellations:
                 if current.status == OrderStatus.CANCELLED:
                     return Outcome(current, "")
                 raise ConflictError(JUST_PAID if current.payment_status == PaymentStatus.PAID else PAYMENT_IN_PROGRESS)
+            self.emails.order_cancelled(session, order_access.find_order(session, number), now)
             session.commit()
             return Outcome(order_access.find_order(session, number), "")
 

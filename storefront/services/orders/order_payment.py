@@ -19,7 +19,8 @@ from sqlalchemy import and_, func, or_
 from sqlmodel import Session, col, select, update
 
 from storefront.models import Order, OutboxJob, PaymentAttempt, utcnow
-from storefront.services.orders import order_access
+from storefront.services.orders import order_access, order_emails
+from storefront.services.orders.order_emails import OrderEmails
 from storefront.services.platform.errors import ConflictError, TooManyRequestsError, ValidationError
 from storefront.services.payments.gateway import CardDetails, CardGateway, PaymentDeclined, PaymentResult
 from storefront.services.orders.statuses import PAYABLE, AttemptStatus, OrderStatus, PaymentStatus
@@ -92,11 +93,17 @@ class OrderPayments:
         *,
         max_declines: int = DEFAULT_MAX_DECLINES,
         clock: Clock = utcnow,
+        emails: OrderEmails | None = None,
     ) -> None:
         self._session_factory = session_factory
         self._gateway = gateway
         self.max_declines = max_declines
         self._clock = clock
+        self._emails = emails
+
+    @property
+    def emails(self) -> OrderEmails:
+        return self._emails or order_emails.configured()
 
     def pay(self, number: str, access_token: str | None, card: CardDetails, key: str, client: str = "") -> Order:
         """Charge the order's total once; on success mark it paid and queue it for the provider.
@@ -221,6 +228,7 @@ class OrderPayments:
             if paid == 1:
                 self._finish_attempt(session, claim, AttemptStatus.APPROVED, **details)
                 session.add(OutboxJob(kind=SEND_ORDER, order_id=claim.order_id, next_attempt_at=now, created_at=now))
+                self.emails.order_paid(session, order_access.find_order(session, claim.order_id), now)
                 logger.info("Order %s paid (payment %s); queued for fulfilment", claim.number, result.payment_id)
             else:
                 # Only after a claim outlived its lease: the money must go back, so say so loudly.

@@ -18,7 +18,9 @@ from sqlmodel import Session, col, select
 from storefront.models import Order, utcnow
 from storefront.services.platform.background import Step, Worker, start_worker
 from storefront.services.catalog.sync import parse_provider_time
+from storefront.services.orders import order_emails
 from storefront.services.orders.fulfilment import is_permanent
+from storefront.services.orders.order_emails import OrderEmails
 from storefront.services.platform.job_leases import JobLeases, one_at_a_time
 from storefront.services.printify.provider import PrintProvider
 from storefront.services.orders.statuses import OrderStatus
@@ -173,12 +175,18 @@ class OrderTracker:
         *,
         interval: timedelta = DEFAULT_POLL_INTERVAL,
         clock: Clock = utcnow,
+        emails: OrderEmails | None = None,
     ) -> None:
         self._session_factory = session_factory
         self._provider = provider
         self._shop_id = shop_id
         self.interval = interval
         self._clock = clock
+        self._emails = emails
+
+    @property
+    def emails(self) -> OrderEmails:
+        return self._emails or order_emails.configured()
 
     def due_order_ids(self, limit: int = DEFAULT_POLL_BATCH) -> list[int]:
         """Ids of sent, not final orders last checked more than `interval` ago, never checked first."""
@@ -243,6 +251,7 @@ class OrderTracker:
             if apply_provider_order(order, snapshot, self._clock()):
                 logger.info("Order %s updated from the print provider: %s", order.number, order.printify_status)
             session.add(order)
+            self.emails.order_shipped(session, order, self._clock())
             session.commit()
         return _READ
 

@@ -25,7 +25,9 @@ from storefront.models import CatalogProduct, Order, WebhookDelivery, utcnow
 from storefront.services.catalog.catalog import storefront_handle
 from storefront.services.catalog.sync import parse_provider_time, remove_products, upsert_product
 from storefront.services.platform.errors import ServiceError, UnauthorizedError
+from storefront.services.orders import order_emails
 from storefront.services.orders.fulfilment import is_permanent
+from storefront.services.orders.order_emails import OrderEmails
 from storefront.services.orders.order_tracking import (
     apply_provider_order,
     apply_provider_status,
@@ -226,14 +228,20 @@ class ProviderEvents:
         *,
         clock: Clock = utcnow,
         refetch_orders: bool = True,
+        emails: OrderEmails | None = None,
     ) -> None:
         self._session_factory = session_factory
         self._provider = provider
         self._shop_id = shop_id
         self._secret = secret
         self._clock = clock
+        self._emails = emails
         #: Re-read an order from the provider for the details a delivery leaves out (best effort).
         self._refetch_orders = refetch_orders
+
+    @property
+    def emails(self) -> OrderEmails:
+        return self._emails or order_emails.configured()
 
     def receive(self, body: bytes, signature: str | None) -> Outcome:
         """Verify, parse and apply one delivery (raw body and X-Pfy-Signature header).
@@ -320,6 +328,7 @@ class ProviderEvents:
             if snapshot is not None:
                 apply_provider_order(order, snapshot, now)
             session.add(order)
+            self.emails.order_shipped(session, order, now)
             session.commit()
             logger.info("Webhook %s (%s) applied to order %s: %s", event.id, event.topic, order.number, order.printify_status)
         return Outcome.APPLIED

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from datetime import datetime, timezone
 from functools import lru_cache
 from typing import TypedDict
@@ -16,16 +17,16 @@ from sqlmodel import Session
 from storefront import db, wiring
 from storefront.config import Settings, get_settings
 from storefront.db import session_scope
-from storefront.models import Order, OrderHistory, OrderItem
+from storefront.models import MailMessage, Order, OrderHistory, OrderItem
 from storefront.services.admin import admin_orders
-from storefront.services.orders import order_history
+from storefront.services.orders import order_emails, order_history
 from storefront.services.catalog.catalog import PLACEHOLDER_IMAGE
 from storefront.services.platform.errors import ServiceError
 from storefront.services.orders.intent_payments import IntentPayments
 from storefront.services.platform.money import cents_to_dollars, format_usd
 from storefront.services.orders.order_cancellation import OrderCancellations, Outcome
 from storefront.services.payments.gateway import PaymentGateway, TestPaymentGateway
-from storefront.services.orders.statuses import OrderStatus, PaymentStatus, payment_label, status_label
+from storefront.services.orders.statuses import WAS_PAID, OrderStatus, PaymentStatus, payment_label, status_label
 from storefront.services.payments.stripe_gateway import StripeGateway
 from storefront.state.admin.session import AdminState
 
@@ -43,6 +44,9 @@ NOT_SENT = "Not sent"
 CSV_FILENAME = "orders.csv"
 ORDER_REFUNDED = "Order refunded"
 ORDER_CANCELLED = "Order cancelled"
+CONFIRMATION_RESENT = "Confirmation queued"
+CONFIRMATION_RESENT_TEXT = "The confirmation of order {number} will be emailed to {recipient} again."
+RESEND_FAILED = "Resend Failed"
 REFUND_CONFIRMATION = (
     "Refund {total} to the customer's card? The print order is cancelled if the provider has not started printing it."
 )
@@ -119,6 +123,8 @@ class OrderDetail(TypedDict):
     address2: str
     city_line: str
     country: str
+    #: Was paid and has an email: 'Resend confirmation' is offered.
+    resendable: bool
     #: A paid order (not refunded yet): 'Refund' is offered.
     refundable: bool
     #: Neither cancelled nor refunded: 'Cancel order' is offered.
@@ -134,8 +140,19 @@ class HistoryRow(TypedDict):
     detail: str
 
 
+class EmailRow(TypedDict):
+    """One email to the customer about the order, in the detail dialog's history."""
+
+    at: str
+    subject: str
+    recipient: str
+    state: str
+    error: str
+
+
 EMPTY_DETAIL = OrderDetail(  # type: ignore[typeddict-item]
-    **{**{name: "" for name in OrderDetail.__annotations__}, "refundable": False, "cancellable": False}
+    **{**{name: "" for name in OrderDetail.__annotations__}, "refundable": False, "cancellable": False,
+       "resendable": False}
 )
 
 
@@ -217,6 +234,7 @@ def to_detail(order: Order) -> OrderDetail:
         address2=order.address2 or "",
         city_line=f"{order.city}, {order.state_code} {order.zip}",
         country=order.country_code,
+        resendable=order.payment_status in WAS_PAID and bool(order.customer_email.strip()),
         refundable=order.payment_status == PaymentStatus.PAID,
         cancellable=order.status != OrderStatus.CANCELLED
         and order.payment_status not in (PaymentStatus.REFUNDING, PaymentStatus.REFUNDED),
@@ -231,6 +249,12 @@ def format_time(moment: datetime) -> str:
 
 def to_history(row: OrderHistory) -> HistoryRow:
     return HistoryRow(at=format_time(row.at), label=order_history.label(row.action), actor=row.actor, detail=row.detail)
+
+
+def to_email(mail: MailMessage) -> EmailRow:
+    moment = mail.sent_at or mail.created_at
+    return EmailRow(at=format_time(moment), subject=mail.subject, recipient=mail.recipient,
+                    state=admin_orders.mail_state(mail), error=mail.last_error or "")
 
 
 def to_point(day: admin_orders.DayRevenue) -> ChartPoint:
@@ -251,6 +275,7 @@ class Detail(TypedDict):
     order: OrderDetail
     items: list[ItemRow]
     history: list[HistoryRow]
+    emails: list[EmailRow]
 
 
 class AfterAction(TypedDict):
@@ -273,9 +298,10 @@ def cancellations(settings: Settings) -> OrderCancellations:
     intents = None
     if isinstance(gateway, StripeGateway):
         gateways[gateway.name] = gateway
-        intents = IntentPayments(session_factory, gateway)
+        intents = IntentPayments(session_factory, gateway, emails=wiring.order_emails(settings))
     return OrderCancellations(
-        session_factory, gateways, wiring.shared_print_provider(settings), wiring.store_shop(settings), intents=intents
+        session_factory, gateways, wiring.shared_print_provider(settings), wiring.store_shop(settings), intents=intents,
+        emails=wiring.order_emails(settings),
     )
 
 
@@ -303,6 +329,7 @@ def _load_detail(session: Session, number: str) -> tuple[Order, Detail]:
         order=to_detail(order),
         items=[to_item(item) for item in items],
         history=[to_history(row) for row in order_history.history(session, order.id)],
+        emails=[to_email(mail) for mail in order_emails.order_mails(session, order.id)],
     )
 
 
@@ -325,6 +352,14 @@ def _after_action(number: str) -> AfterAction:
             stats=admin_orders.order_stats(session),
             chart=[to_point(day) for day in admin_orders.revenue_by_day(session)],
         )
+
+
+def _resend(number: str, click_id: str) -> tuple[bool, str, Detail]:
+    """Queue the confirmation again for one click; whether it was queued, to whom, the dialog after."""
+    with session_scope() as session:
+        queued = admin_orders.resend_confirmation(session, number, click_id, wiring.order_emails(get_settings()))
+        order, detail = _load_detail(session, number)
+        return queued, order.customer_email, detail
 
 
 def _retry(number: str) -> OrderRow:
@@ -362,6 +397,13 @@ class OrdersState(AdminState):
     detail: OrderDetail = EMPTY_DETAIL
     detail_items: list[ItemRow] = []
     detail_history: list[HistoryRow] = []
+    detail_emails: list[EmailRow] = []
+    #: The id a 'Resend confirmation' click carries, made when the dialog opens: a double click (or
+    #: a click repeated after a lost answer) queues one email; opening the dialog again arms another.
+    resend_click_id: str = ""
+    resending: bool = False
+    #: The click id of the resend done in this opening of the dialog ('' before one).
+    resent_click_id: str = ""
 
     #: The confirmation open over the dialog (REFUND or CANCEL), and whether it is running.
     confirming: str = ""
@@ -399,6 +441,7 @@ class OrdersState(AdminState):
 
     def _show_detail(self, detail: Detail) -> None:
         self.detail, self.detail_items, self.detail_history = detail["order"], detail["items"], detail["history"]
+        self.detail_emails = detail["emails"]
 
     @rx.event
     async def set_view(self, value: str | list[str]):
@@ -464,8 +507,10 @@ class OrdersState(AdminState):
         async with self:
             if await self._signed_in() is None:
                 return self._to_login()
-            self.detail, self.detail_items, self.detail_history = EMPTY_DETAIL, [], []
+            self.detail, self.detail_items, self.detail_history, self.detail_emails = EMPTY_DETAIL, [], [], []
             self.detail_open, self.detail_loading = True, True
+            if not self.resending:
+                self.resend_click_id = uuid.uuid4().hex
             if not self.acting:
                 self.confirming = ""
         try:
@@ -562,6 +607,38 @@ class OrdersState(AdminState):
             row = after["row"]
             self.rows = [row if r["number"] == number else r for r in self.rows]
             self._apply_stats(after["stats"], after["chart"])
+
+    @rx.var
+    def resent(self) -> bool:
+        """This opening of the dialog resent the confirmation already."""
+        return self.resent_click_id != "" and self.resent_click_id == self.resend_click_id
+
+    @rx.event(background=True)
+    async def resend_confirmation(self):
+        """'Resend confirmation': queue the order's confirmation email again, once per click id."""
+        async with self:
+            if await self._signed_in() is None:
+                return self._to_login()
+            number, click_id = self.detail["number"], self.resend_click_id
+            if self.resending or not number or not click_id:
+                return None
+            self.resending = True
+        try:
+            queued, recipient, detail = await asyncio.to_thread(_resend, number, click_id)
+        except Exception as error:
+            if not isinstance(error, ServiceError):
+                log.exception("resending the confirmation of order %s failed", number)
+            async with self:
+                self.resending = False
+            message = error.message if isinstance(error, ServiceError) else GENERIC_FAILURE
+            return rx.toast.error(RESEND_FAILED, description=message)
+        async with self:
+            self.resending, self.resent_click_id = False, click_id
+            if self.detail["number"] == number:
+                self._show_detail(detail)
+        if not queued:
+            return None
+        return rx.toast.success(CONFIRMATION_RESENT, description=CONFIRMATION_RESENT_TEXT.format(number=number, recipient=recipient))
 
     @rx.event(background=True)
     async def retry(self, number: str):

@@ -1,0 +1,206 @@
+"""The emails a customer gets about an order: confirmed, shipped, refunded, cancelled.
+
+Each is rendered and queued in the transaction that changes the order (the caller commits), with
+a key naming the order and the event, so it is queued once however often the change is reported.
+Links are absolute (PUBLIC_URL) and open the order on /order-status with a signed key, because
+the order's access token is kept only as a hash and cannot be put in a link.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+from typing import Any
+from urllib.parse import urlencode
+
+from sqlmodel import Session, col, select
+
+from storefront.models import MailMessage, Order, OrderItem
+from storefront.services.mail.outbox import Mail, message_id, queue_mail
+from storefront.services.mail.templates import render
+from storefront.services.orders.checkout import order_items
+from storefront.services.platform.money import format_usd
+from storefront.services.platform.signing import LinkSigner, store_secret_key
+from storefront.services.orders.statuses import PaymentStatus
+
+CONFIRMED = "order-confirmed"
+SHIPPED = "order-shipped"
+REFUNDED = "order-refunded"
+CANCELLED = "order-cancelled"
+#: The signing purpose of order links (a key for one order opens nothing else).
+LINK_PURPOSE = "order"
+ORDER_STATUS_PATH = "/order-status"
+MAX_CLICK_ID_CHARS = 64
+
+SUBJECTS = {
+    CONFIRMED: "Order {number} confirmed",
+    SHIPPED: "Order {number} has shipped",
+    REFUNDED: "Order {number} was refunded",
+    CANCELLED: "Order {number} was cancelled",
+}
+
+
+def mail_key(number: str, kind: str) -> str:
+    """'order-SF-000001-confirmed': what the message is about, once per order and event."""
+    return f"order-{number}-{kind.removeprefix('order-')}"
+
+
+def resend_key(number: str, click_id: str) -> str:
+    """The key of one 'Resend confirmation' click (a double click carries one click id)."""
+    return f"{mail_key(number, CONFIRMED)}-resend-{click_id}"
+
+
+def clean_click_id(value: object) -> str:
+    """A click id as given, limited to letters, digits, '-' and '_' ('' when nothing usable)."""
+    text = value.strip() if isinstance(value, str) else ""
+    return text[:MAX_CLICK_ID_CHARS] if text and all(c.isalnum() or c in "-_" for c in text) else ""
+
+
+def _options(item: OrderItem) -> str:
+    parts = [f"Size: {item.size}"] if item.size else []
+    if item.color:
+        parts.append(f"Color: {item.color}")
+    return " · ".join(parts)
+
+
+def shipping_address(order: Order) -> list[str]:
+    """The shipping address as the lines of a label."""
+    region = " ".join(part for part in (order.state_code, order.zip) if part)
+    city = ", ".join(part for part in (order.city, region) if part)
+    lines = [order.customer_name, order.address1, order.address2 or "", city, order.country_code]
+    return [line for line in lines if line]
+
+
+@dataclass(frozen=True)
+class OrderEmails:
+    """Renders and queues one store's order emails; `public_url` is the store's absolute address."""
+
+    public_url: str
+    signer: LinkSigner
+
+    # ------------------------------------------------------------------ links
+
+    def absolute(self, path: str) -> str:
+        """An address from the store's own path ('' stays ''; http(s) addresses stay as they are)."""
+        if not path or path.lower().startswith(("https://", "http://")):
+            return path
+        return f"{self.public_url.rstrip('/')}/{path.lstrip('/')}"
+
+    def order_link(self, number: str) -> str:
+        """The link that opens the order on /order-status (it never expires)."""
+        query = urlencode({"order": number, "key": self.signer.sign(LINK_PURPOSE, number)})
+        return self.absolute(f"{ORDER_STATUS_PATH}?{query}")
+
+    def link_opens(self, number: str, key: str, now: datetime) -> bool:
+        """Whether `key` was made by order_link for this order number."""
+        return bool(number) and bool(key) and self.signer.verify(LINK_PURPOSE, number, key, now)
+
+    # ------------------------------------------------------------------ rendering
+
+    def _context(self, order: Order, kind: str) -> dict[str, Any]:
+        return {
+            "subject": SUBJECTS[kind].format(number=order.number),
+            "number": order.number,
+            "customer_name": order.customer_name or order.first_name,
+            "order_url": self.order_link(order.number),
+            "home_url": self.absolute("/"),
+            "total": format_usd(order.total_cents),
+        }
+
+    def mail(self, kind: str, order: Order, items: Sequence[OrderItem] = (), key: str | None = None) -> Mail:
+        """The message of `kind` about `order` as it stands now."""
+        context = self._context(order, kind)
+        if kind == CONFIRMED:
+            context.update(
+                lines=[
+                    {
+                        "name": item.name,
+                        "options": _options(item),
+                        "quantity": item.quantity,
+                        "price": format_usd(item.unit_price_cents),
+                        "total": format_usd(item.unit_price_cents * item.quantity),
+                        "image_url": self.absolute(item.image_url),
+                    }
+                    for item in items
+                ],
+                subtotal=format_usd(order.subtotal_cents),
+                shipping=format_usd(order.shipping_cents),
+                tax=format_usd(order.tax_cents) if order.tax_cents else "",
+                address=shipping_address(order),
+            )
+        elif kind == SHIPPED:
+            link = (order.tracking_url or "").strip()
+            context.update(
+                carrier=(order.tracking_carrier or "").upper(),
+                tracking_number=order.tracking_number or "",
+                tracking_url=link if link.lower().startswith(("https://", "http://")) else "",
+            )
+        elif kind == CANCELLED:
+            context["refunded"] = order.payment_status in (PaymentStatus.REFUNDING, PaymentStatus.REFUNDED)
+        rendered = render(kind.replace("-", "_"), **context)
+        return Mail(
+            kind=kind, recipient=order.customer_email.strip(), subject=context["subject"], text=rendered.text,
+            html=rendered.html, key=key or mail_key(order.number, kind), order_id=order.id,
+        )
+
+    # ------------------------------------------------------------------ queuing
+
+    def _queue(self, session: Session, order: Order, kind: str, key: str | None = None,
+               now: datetime | None = None) -> bool:
+        if not order.customer_email.strip() or order.id is None:
+            return False
+        key = key or mail_key(order.number, kind)
+        if queued(session, key):
+            return False  # rendering is skipped too: the message exists already
+        items = order_items(session, order.id) if kind == CONFIRMED else ()
+        return queue_mail(session, self.mail(kind, order, items, key), now)
+
+    def order_paid(self, session: Session, order: Order, now: datetime | None = None) -> bool:
+        """Queue the confirmation of a paid order (once per order); False when none was queued."""
+        return self._queue(session, order, CONFIRMED, now=now)
+
+    def order_shipped(self, session: Session, order: Order, now: datetime | None = None) -> bool:
+        """Queue the shipping notice once the order has shipped (once per order)."""
+        if order.shipped_at is None:
+            return False
+        return self._queue(session, order, SHIPPED, now=now)
+
+    def order_refunded(self, session: Session, order: Order, now: datetime | None = None) -> bool:
+        """Queue the refund notice (once per order)."""
+        return self._queue(session, order, REFUNDED, now=now)
+
+    def order_cancelled(self, session: Session, order: Order, now: datetime | None = None) -> bool:
+        """Queue the cancellation notice (once per order)."""
+        return self._queue(session, order, CANCELLED, now=now)
+
+    def resend_confirmation(self, session: Session, order: Order, click_id: str, now: datetime | None = None) -> bool:
+        """Queue the confirmation again for one staff click; the same click id queues it once."""
+        return self._queue(session, order, CONFIRMED, key=resend_key(order.number, click_id), now=now)
+
+
+def queued(session: Session, key: str) -> bool:
+    """Whether the message about `key` was queued (sent or not)."""
+    found = session.exec(select(MailMessage.id).where(col(MailMessage.message_id) == message_id(key))).first()
+    return found is not None
+
+
+def confirmation_queued(session: Session, number: str) -> bool:
+    """Whether the order's confirmation email was queued (the checkout's toast says so only then)."""
+    return queued(session, mail_key(number, CONFIRMED))
+
+
+def order_mails(session: Session, order_id: int) -> list[MailMessage]:
+    """Every email queued about the order, oldest first."""
+    query = select(MailMessage).where(col(MailMessage.order_id) == order_id).order_by(col(MailMessage.id))
+    return list(session.exec(query).all())
+
+
+@lru_cache(maxsize=1)
+def configured() -> OrderEmails:
+    """The order emails of this process's settings (PUBLIC_URL, SECRET_KEY or the key in DATA_DIR)."""
+    from storefront.config import get_settings  # read at first use, after the process set its env
+
+    settings = get_settings()
+    return OrderEmails(settings.public_url, LinkSigner(store_secret_key(settings.secret_key, settings.data_dir)))
