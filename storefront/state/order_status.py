@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypedDict
 
@@ -19,6 +20,7 @@ import reflex as rx
 from storefront import db
 from storefront.config import get_settings
 from storefront.services.orders import order_lookup
+from storefront.services.orders.order_emails import LINK_KEY_PARAM, LINK_ORDER_PARAM
 from storefront.services.platform.errors import (
     NotFoundError,
     TooManyRequestsError,
@@ -36,9 +38,6 @@ LOOKUP_FAILED = "Something went wrong. Please try again."
 LINK_INVALID = (
     "This order link is not valid. Find your order below with its number and the email you used at checkout."
 )
-#: The query parameters of an email's order link (services.orders.order_emails.order_link).
-LINK_ORDER_PARAM = "order"
-LINK_KEY_PARAM = "key"
 
 
 class OrderLine(TypedDict):
@@ -193,59 +192,52 @@ class OrderStatusState(rx.State):
         self.link_error = ""
         return rx.call_script(READ_REMEMBERED_SCRIPT, callback=OrderStatusState.load_remembered)
 
-    @rx.event(background=True)
-    async def load_linked(self, number: str, key: str):
-        """Show the order an email's link opens; a forged or wrong key shows nothing of it."""
+    async def _show(self, fetch: Callable[[], dict[str, Any]], what: str) -> bool:
+        """Load an order with `fetch` (in a thread) and show it, unless a lookup sent meanwhile owns
+        the page; False when no such order opens (the caller says why), True otherwise."""
         async with self:
             self.order, self.lookup_error, self.field_errors, self.load_failed = None, "", {}, False
             self.link_error, self.loading = "", True
             lookups = self._lookups
-        number, key = (number if isinstance(number, str) else ""), (key if isinstance(key, str) else "")
         try:
-            view = await asyncio.to_thread(_view_by_link, number, key)
+            view = await asyncio.to_thread(fetch)
         except NotFoundError:
-            async with self:
-                self.loading, self.link_error = False, LINK_INVALID
-            return
-        except Exception:
-            log.exception("loading the order of an email link failed")
-            async with self:
-                self.loading, self.load_failed = False, self._lookups == lookups
-            return
-        async with self:
-            if self._lookups == lookups:
-                self.order = order_card(view)
-            self.loading = False
-
-    @rx.event(background=True)
-    async def load_remembered(self, remembered: str):
-        """Show the order this browser placed last (as the page sent it), opened by its token."""
-        remembered = remembered if isinstance(remembered, str) else ""
-        async with self:
-            kept = _read_remembered(remembered)
-            self.order, self.lookup_error, self.field_errors, self.load_failed = None, "", {}, False
-            self.loading = kept is not None
-            lookups = self._lookups
-        if kept is None:
-            return
-        try:
-            view = await asyncio.to_thread(_view_by_token, *kept)
-        except NotFoundError:
-            # The token no longer opens it (or the order is gone): nothing left to show.
             async with self:
                 self.loading = False
-            yield rx.call_script(forget_remembered_script(remembered))
-            return
+            return False
         except Exception:
-            log.exception("loading the remembered order failed")
+            log.exception("loading %s failed", what)
             async with self:
                 self.loading, self.load_failed = False, self._lookups == lookups
-            return
+            return True
         async with self:
             # A lookup sent meanwhile owns the page, whether it found an order or not.
             if self._lookups == lookups:
                 self.order = order_card(view)
             self.loading = False
+        return True
+
+    @rx.event(background=True)
+    async def load_linked(self, number: str, key: str):
+        """Show the order an email's link opens; a forged or wrong key shows nothing of it."""
+        number, key = (number if isinstance(number, str) else ""), (key if isinstance(key, str) else "")
+        if not await self._show(lambda: _view_by_link(number, key), "the order of an email link"):
+            async with self:
+                self.link_error = LINK_INVALID
+
+    @rx.event(background=True)
+    async def load_remembered(self, remembered: str):
+        """Show the order this browser placed last (as the page sent it), opened by its token."""
+        remembered = remembered if isinstance(remembered, str) else ""
+        kept = _read_remembered(remembered)
+        if kept is None:
+            async with self:
+                self.order, self.lookup_error, self.field_errors, self.load_failed = None, "", {}, False
+                self.link_error, self.loading = "", False
+            return
+        if not await self._show(lambda: _view_by_token(*kept), "the remembered order"):
+            # The token no longer opens it (or the order is gone): nothing left to show.
+            yield rx.call_script(forget_remembered_script(remembered))
 
     @rx.event(background=True)
     async def find_order(self, form: dict[str, Any]):

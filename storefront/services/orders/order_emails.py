@@ -31,6 +31,9 @@ REFUNDED = "order-refunded"
 CANCELLED = "order-cancelled"
 #: The signing purpose of order links (a key for one order opens nothing else).
 LINK_PURPOSE = "order"
+#: The query parameters of an order link on /order-status: the number and its signed key.
+LINK_ORDER_PARAM = "order"
+LINK_KEY_PARAM = "key"
 ORDER_STATUS_PATH = "/order-status"
 MAX_CLICK_ID_CHARS = 64
 
@@ -90,7 +93,7 @@ class OrderEmails:
 
     def order_link(self, number: str) -> str:
         """The link that opens the order on /order-status (it never expires)."""
-        query = urlencode({"order": number, "key": self.signer.sign(LINK_PURPOSE, number)})
+        query = urlencode({LINK_ORDER_PARAM: number, LINK_KEY_PARAM: self.signer.sign(LINK_PURPOSE, number)})
         return self.absolute(f"{ORDER_STATUS_PATH}?{query}")
 
     def link_opens(self, number: str, key: str, now: datetime) -> bool:

@@ -7,15 +7,13 @@ import logging
 
 import reflex as rx
 
-from storefront.state.admin.session import AdminState
+from storefront.state.admin.session import GENERIC_FAILURE, AdminState
 from storefront.state.newsletter import newsletter
 
 log = logging.getLogger(__name__)
 
 CSV_FILENAME = "newsletter-subscribers.csv"
 COUNT_FAILED = "Failed to count subscribers"
-EXPORT_FAILED = "Export Failed"
-GENERIC_FAILURE = "Something went wrong. Please try again."
 
 
 class NewsletterAdminState(AdminState):
@@ -40,19 +38,5 @@ class NewsletterAdminState(AdminState):
 
     @rx.event(background=True)
     async def export_csv(self):
-        """Download the confirmed subscribers as CSV (made on the server: a link could not carry the token)."""
-        async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
-            if self.exporting:
-                return None
-            self.exporting = True
-        try:
-            data = await asyncio.to_thread(lambda: newsletter().export_csv())
-        except Exception:
-            log.exception("exporting newsletter subscribers failed")
-            return rx.toast.error(EXPORT_FAILED, description=GENERIC_FAILURE)
-        finally:
-            async with self:
-                self.exporting = False
-        return rx.download(data=data, filename=CSV_FILENAME, mime_type="text/csv")
+        """Download the confirmed subscribers as CSV."""
+        return await self._download_csv(lambda: newsletter().export_csv(), CSV_FILENAME)

@@ -28,7 +28,7 @@ from storefront.services.orders.order_cancellation import OrderCancellations, Ou
 from storefront.services.payments.gateway import PaymentGateway, TestPaymentGateway
 from storefront.services.orders.statuses import WAS_PAID, OrderStatus, PaymentStatus, payment_label, status_label
 from storefront.services.payments.stripe_gateway import StripeGateway
-from storefront.state.admin.session import AdminState
+from storefront.state.admin.session import GENERIC_FAILURE, AdminState
 
 log = logging.getLogger(__name__)
 
@@ -38,8 +38,6 @@ FETCH_ORDER_FAILED = "Failed to fetch order"
 # Messages the spec does not show.
 RETRY_QUEUED = "Fulfillment Retried"
 RETRY_FAILED = "Retry Failed"
-EXPORT_FAILED = "Export Failed"
-GENERIC_FAILURE = "Something went wrong. Please try again."
 NOT_SENT = "Not sent"
 CSV_FILENAME = "orders.csv"
 ORDER_REFUNDED = "Order refunded"
@@ -667,19 +665,5 @@ class OrdersState(AdminState):
 
     @rx.event(background=True)
     async def export_csv(self):
-        """Download every order as orders.csv (made on the server: a link could not carry the token)."""
-        async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
-            if self.exporting:
-                return None
-            self.exporting = True
-        try:
-            data = await asyncio.to_thread(_export)
-        except Exception:
-            log.exception("exporting the orders failed")
-            return rx.toast.error(EXPORT_FAILED, description=GENERIC_FAILURE)
-        finally:
-            async with self:
-                self.exporting = False
-        return rx.download(data=data, filename=CSV_FILENAME, mime_type="text/csv")
+        """Download every order as orders.csv."""
+        return await self._download_csv(_export, CSV_FILENAME)

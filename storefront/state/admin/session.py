@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+from collections.abc import Callable
 
 import reflex as rx
 
@@ -20,7 +22,11 @@ from storefront.services.admin.auth import MAX_TOKEN_CHARS, AdminAuth, SignedIn,
 from storefront.services.platform.errors import UnauthorizedError
 from storefront.wiring import admin_auth
 
+log = logging.getLogger(__name__)
+
 ADMIN_TOKEN_KEY = "admin-token"
+EXPORT_FAILED = "Export Failed"
+GENERIC_FAILURE = "Something went wrong. Please try again."
 LOGIN_ROUTE = "/admin/login"
 DASHBOARD_ROUTE = "/admin/dashboard"
 READ_TOKEN_SCRIPT = f"window.localStorage.getItem({json.dumps(ADMIN_TOKEN_KEY)}) || ''"
@@ -108,3 +114,22 @@ class AdminState(rx.State):
         if await self._signed_in() is None:
             return [self._forget_session(), self._to_login()]
         return None
+
+    async def _download_csv(self, make: Callable[[], str], filename: str):
+        """A background handler's CSV download, made on the server (a link could not carry the
+        session): signed in first, one at a time per tab (the state's own `exporting`), a toast when it fails."""
+        async with self:
+            if await self._signed_in() is None:
+                return self._to_login()
+            if self.exporting:
+                return None
+            self.exporting = True
+        try:
+            data = await asyncio.to_thread(make)
+        except Exception:
+            log.exception("exporting %s failed", filename)
+            return rx.toast.error(EXPORT_FAILED, description=GENERIC_FAILURE)
+        finally:
+            async with self:
+                self.exporting = False
+        return rx.download(data=data, filename=filename, mime_type="text/csv")
