@@ -6,6 +6,7 @@ import sys
 import reflex as rx
 
 from storefront.config import get_settings
+from storefront.prerender import ProductTemplate
 
 _settings = get_settings()
 # The production backend (`reflex run --env prod --backend-only`, see the README) refuses to start
@@ -30,7 +31,9 @@ config = rx.Config(
     plugins=[
         rx.plugins.RadixThemesPlugin(
             theme=rx.theme(appearance="light", accent_color="ruby", gray_color="slate", radius="medium")
-        )
+        ),
+        # One product page prerendered as the template of every product's first HTML.
+        ProductTemplate(),
     ],
     disable_plugins=[rx.plugins.SitemapPlugin],
 )

@@ -15,6 +15,8 @@ from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from storefront.api.static import IMMUTABLE, ONE_HOUR
+from storefront.first_view import PAGE_PATH, PRODUCT_PREFIX
+from storefront.prerender import TEMPLATE
 
 
 def prerendered_page(static_dir: Path, path: str) -> bool:
@@ -25,6 +27,18 @@ def prerendered_page(static_dir: Path, path: str) -> bool:
     if "." in last or ".." in path.split("/"):
         return False
     return (static_dir / path.lstrip("/") / "index.html").is_file()
+
+
+def page_served(static_dir: Path, path: str) -> str | None:
+    """The built page that answers `path`: its prerendered page, or for a product the one template
+    the build prerenders for every product (storefront/prerender.py). None when no page does."""
+    if prerendered_page(static_dir, path):
+        return path + "/"
+    product_id = path.removeprefix(PRODUCT_PREFIX)
+    if path.startswith(PRODUCT_PREFIX) and product_id and "/" not in product_id and "." not in product_id:
+        if prerendered_page(static_dir, TEMPLATE):
+            return TEMPLATE + "/"
+    return None
 
 
 #: The bundler names these files by their content: a new build never reuses a name.
@@ -45,8 +59,9 @@ def cache_control(static_dir: Path, path: str) -> str | None:
 
 
 class ServedRoutes:
-    """Rewrites `GET /route` to `/route/` when the build holds a prerendered page for it, and gives
-    every built file the cache lifetime its name allows."""
+    """Rewrites `GET /route` to the built page that answers it (`/route/`, the product template),
+    keeping the address asked for in the scope (`PAGE_PATH`, for first_view.py), and gives every
+    built file the cache lifetime its name allows."""
 
     def __init__(self, app: ASGIApp, static_dir: Path) -> None:
         self.app = app
@@ -57,10 +72,10 @@ class ServedRoutes:
             await self.app(scope, receive, send)
             return
         lifetime = cache_control(self.static_dir, scope["path"])
-        if prerendered_page(self.static_dir, scope["path"]):
-            scope = {**scope, "path": scope["path"] + "/"}
-            if scope.get("raw_path"):
-                scope["raw_path"] = scope["raw_path"] + b"/"
+        served = page_served(self.static_dir, scope["path"])
+        if served is not None:
+            lifetime = REVALIDATE
+            scope = {**scope, "path": served, "raw_path": served.encode(), PAGE_PATH: scope["path"]}
         if lifetime is None:
             await self.app(scope, receive, send)
             return

@@ -27,6 +27,7 @@ from storefront.pages import (  # noqa: F401  (importing a page module registers
     try_on,
 )
 from storefront.pages.admin import dashboard, login, products as admin_products  # noqa: F401
+from storefront.first_view import FirstView
 from storefront.served_routes import served_routes
 from storefront.body_limit import upload_limit
 from storefront.services.admin.auth import DEFAULT_PASSWORD_WARNING
@@ -44,7 +45,7 @@ from storefront.services.events.upload_sweep import SWEEP_JOB, start_upload_swee
 # Before anything logs: no token, card field or address reaches the log (Reflex logs failing events whole).
 log_redaction.install()
 settings = get_settings()
-api = create_api(settings)
+api = create_api(settings, pages=FirstView)
 DEMO_PROVIDER_WORKERS_WARNING = (
     "REDIS_URL is set for several workers, but the embedded demo provider keeps its orders in each"
     " process's memory: an order sent by one worker is unknown to the others. Set PRINTIFY_API_TOKEN."

@@ -213,8 +213,11 @@ def create_api(
     provider: PrintProvider | None = None,
     clock: Callable[[], datetime] = utcnow,
     tryon_engine: TryOnEngine | None = None,
+    pages: type | None = None,
 ) -> FastAPI:
-    """The FastAPI app; it never shadows Reflex's own /_event, /_upload or /ping."""
+    """The FastAPI app; it never shadows Reflex's own /_event, /_upload or /ping. `pages` is the
+    ASGI step that rewrites the built pages on their way out (storefront/first_view.py), innermost
+    so every other step (the security headers' script hashes first) sees the page it sends."""
     api = FastAPI(
         title="Storefront API",
         docs_url="/api/docs",
@@ -233,6 +236,8 @@ def create_api(
     api.state.services = ApiServices(
         settings, engine=engine, gateway=gateway, provider=provider, clock=clock, tryon_engine=tryon_engine
     )
+    if pages is not None:
+        api.add_middleware(pages)
     # Behind a proxy or load balancer every request comes from it; the client's own address (what
     # the rate limits count by) is read from X-Forwarded-For, believed only from TRUSTED_PROXIES.
     # Reflex's production server (granian) does not read the header itself.

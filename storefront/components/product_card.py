@@ -1,10 +1,15 @@
 """Product cards, their loading skeletons and the grid they sit in."""
 
+from dataclasses import dataclass
+
 import reflex as rx
+from reflex.vars.base import Var
 
 from storefront.components import styles
+from storefront.components.markup import Element, Node, Raw, Slot, Value, pick, to_component, to_html
 from storefront.services.catalog.catalog import PLACEHOLDER_IMAGE
 from storefront.state.cart import CartState
+from storefront.state.catalog import FIRST_VIEW_SHOWN
 
 # Swaps a broken image for the placeholder. Its srcset and sizes go too: while an <img> has a
 # srcset the browser keeps choosing from it and never shows the new src. Stops at the placeholder,
@@ -63,7 +68,8 @@ def product_image(
 
 
 def quick_add_button(**props) -> rx.Component:
-    return rx.button(rx.icon("plus", size=16), "Quick Add", width="100%", white_space="nowrap", **props)
+    """Quick Add (its width and wrapping come from the card's `sf-card-actions`)."""
+    return rx.button(rx.icon("plus", size=16), "Quick Add", **props)
 
 
 def colour_submenu(product_id: rx.Var, colour: rx.Var) -> rx.Component:
@@ -106,43 +112,97 @@ def quick_add_control(product: rx.Var) -> rx.Component:
     )
 
 
+#: A card's classes: Radix Themes' own (what rx.card, rx.text, rx.grid and rx.button render) and the
+#: store's from assets/styles.css in place of per-component generated ones (components/markup.py).
+CARD_CLASSES = "rt-reset rt-BaseCard rt-Card rt-r-size-2 rt-variant-surface"
+LINK_CLASSES = "rt-Text rt-reset rt-Link rt-underline-auto sf-link"
+BUTTON_CLASSES = "rt-reset rt-BaseButton rt-r-size-2 rt-Button"
+#: The grid the cards sit in: 4 columns large, 2 medium, 1 small.
+GRID_CLASSES = "rt-Grid rt-r-gtc-1 sm:rt-r-gtc-2 lg:rt-r-gtc-4 rt-r-gap-5 sf-grid"
+#: lucide's "plus" at 16 px, as lucide-react draws it.
+PLUS_ICON = (
+    '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 24 24" fill="none" '
+    'stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" '
+    'class="lucide lucide-plus" aria-hidden="true"><path d="M5 12h14"></path><path d="M12 5v14"></path></svg>'
+)
+
+
+@dataclass(frozen=True)
+class CardFields:
+    """What a card shows: Vars when React draws it, plain values when the server writes it."""
+
+    id: Value
+    name: Value
+    price: Value
+    image: Value
+    srcset: Value
+    width: Value
+    height: Value
+    eager: rx.Var | bool
+
+
+def card_markup(card: CardFields, quick_add: Node | None) -> Element:
+    """A listing card: image, two-line title, price or N/A, View Details and (in a Slot) Quick Add."""
+    href = "/product/" + card.id
+    shown = (
+        rx.cond(card.image == "", PLACEHOLDER_IMAGE, card.image) if isinstance(card.image, rx.Var)
+        else card.image or PLACEHOLDER_IMAGE
+    )
+    image = Element("img", attrs={
+        "src": shown, "srcset": card.srcset, "sizes": CARD_SIZES, "alt": card.name,
+        "loading": pick(card.eager, "eager", "lazy"), "fetchpriority": pick(card.eager, "high", "auto"),
+        "decoding": "async", "width": card.width, "height": card.height,
+    }, react_attrs={"onError": _IMAGE_FALLBACK})
+    view_details = Element("a", LINK_CLASSES, {"data-accent-color": "", "href": href}, link=True, children=(
+        Element("button", f"{BUTTON_CLASSES} rt-variant-outline", {"data-accent-color": ""}, ("View Details",)),
+    ))
+    columns = "rt-r-gtc-2 sm:rt-r-gtc-1 xl:rt-r-gtc-2" if quick_add is not None else "rt-r-gtc-1"
+    return Element("div", CARD_CLASSES, {"data-testid": "product-card"}, (
+        Element("a", f"{LINK_CLASSES} group", {"data-accent-color": "", "href": href}, link=True, children=(
+            Element("div", "rt-Box sf-card-image", children=(image,)),
+        )),
+        Element("div", "rt-Flex rt-r-fd-column rt-r-ai-start rt-r-gap-2 rx-Stack sf-card-body", children=(
+            Element("p", "rt-Text rt-r-weight-medium sf-card-name", {"data-testid": "product-name"}, (card.name,)),
+            Element("p", "rt-Text rt-r-size-4 rt-r-weight-bold", {"data-testid": "product-price"}, (card.price,)),
+            Element("div", f"rt-Grid {columns} rt-r-gap-2 sf-card-actions", children=(
+                view_details, *([quick_add] if quick_add is not None else []),
+            )),
+        )),
+    ))
+
+
+#: What the server writes for the Quick Add control (React draws a menu or a button, looking the same).
+#: `aria-disabled`: it does nothing until React's takes its place (and a test's click waits for that).
+QUICK_ADD_MARKUP = Element(
+    "button", f"{BUTTON_CLASSES} rt-variant-solid", {"data-accent-color": "", "type": "button", "aria-disabled": "true"},
+    (Raw(PLUS_ICON), "Quick Add"),
+)
+
+
 def product_card(product: rx.Var, quick_add: bool = True, index: rx.Var | int | None = None) -> rx.Component:
-    """A listing card: image, two-line title, price or N/A, View Details and Quick Add. `index`
-    is the card's place in its grid (the first row's images load eagerly)."""
-    image = product_image(
-        product["image"],
-        product["name"],
+    """A listing card as React draws it. `index` is the card's place in its grid (the first row's
+    images load eagerly)."""
+    fields = CardFields(
+        id=product["id"].to(str),
+        name=product["name"].to(str),
+        price=product["price"].to(str),
+        image=product["image"].to(str),
         srcset=product["srcset"].to(str),
+        width=product["image_width"].to(int),
+        height=product["image_height"].to(int),
         eager=(index < EAGER_CARDS) if isinstance(index, rx.Var) else index is not None and index < EAGER_CARDS,
-        size=(product["image_width"].to(int), product["image_height"].to(int)),
     )
-    return rx.card(
-        rx.link(image, href="/product/" + product["id"].to(str), class_name="group"),
-        rx.vstack(
-            rx.text(
-                product["name"],
-                weight="medium",
-                style={"display": "-webkit-box", "-webkit-line-clamp": "2", "-webkit-box-orient": "vertical", "overflow": "hidden"},
-                min_height="2.6em",
-                data_testid="product-name",
-            ),
-            rx.text(product["price"], weight="bold", size="4", data_testid="product-price"),
-            rx.grid(
-                rx.link(
-                    rx.button("View Details", variant="outline", width="100%", white_space="nowrap"),
-                    href="/product/" + product["id"].to(str),
-                ),
-                *([quick_add_control(product)] if quick_add else []),
-                columns=rx.breakpoints(initial="2", sm="1", xl="2") if quick_add else "1",
-                spacing="2",
-                width="100%",
-            ),
-            spacing="2",
-            padding_top="0.75rem",
-        ),
-        data_testid="product-card",
-        size="2",
+    control = Slot(quick_add_control(product), QUICK_ADD_MARKUP) if quick_add else None
+    return to_component(card_markup(fields, control))  # type: ignore[return-value]
+
+
+def card_html(card: dict, index: int, quick_add: bool = True) -> str:
+    """A listing card as the server writes it (`card` as storefront.state.catalog.ProductCard)."""
+    fields = CardFields(
+        id=card["id"], name=card["name"], price=card["price"], image=card["image"], srcset=card["srcset"],
+        width=card["image_width"], height=card["image_height"], eager=index < EAGER_CARDS,
     )
+    return to_html(card_markup(fields, QUICK_ADD_MARKUP if quick_add else None))
 
 
 def skeleton_card() -> rx.Component:
@@ -161,33 +221,41 @@ def skeleton_card() -> rx.Component:
 
 def card_grid(*children: rx.Component, **props) -> rx.Component:
     """The product grid: 4 columns large, 2 medium, 1 small."""
-    return rx.grid(*children, columns=rx.breakpoints(initial="1", sm="2", lg="4"), spacing="5", width="100%", **props)
+    return rx.el.div(*children, class_name=GRID_CLASSES, **props)
 
 
 def skeleton_grid(count: int) -> rx.Component:
     return card_grid(*[skeleton_card() for _ in range(count)])
 
 
+def first_view_island(name: str, classes: str = GRID_CLASSES) -> rx.Component:
+    """Where the server writes a page's first view into the HTML it sends (storefront/first_view.py).
+    React keeps what the server wrote while it hydrates (inner HTML is opaque to it); the element
+    stays empty when the page is reached inside the app."""
+    filled = Var(_js_expr=f"(document.querySelector('[data-first-view=\"{name}\"]')?.childElementCount ?? 0) > 0")
+    return rx.html(
+        "", class_name=classes, custom_attrs={"data-first-view": name}, on_mount=FIRST_VIEW_SHOWN.set_value(filled)
+    )
+
+
 def product_results(
     *,
     loading: rx.Var,
     failed: rx.Var | bool,
-    products: rx.Var | None = None,
-    count: rx.Var | None = None,
+    shown: rx.Var,
     skeletons: int,
     failed_view: rx.Component,
     empty_view: rx.Component,
     results: rx.Component,
+    first_view: str | None = None,
 ) -> rx.Component:
-    """Skeletons while the first results load, else the failure, else the empty view, else the
-    results (results already shown stay put while a new search loads). Empty is judged by `count`
-    (cards shown) when given, else by the length of `products`."""
-    empty = (count == 0) if count is not None else products.length() == 0  # type: ignore[union-attr]
-    return rx.cond(
-        loading & empty,
-        skeleton_grid(skeletons),
-        rx.cond(failed, failed_view, rx.cond(empty, empty_view, results)),
-    )
+    """The failure, else the results while cards are `shown` (they stay put while a new search
+    loads), else the first view the server wrote (or skeletons) while the first results load, else
+    the empty view. Judged by the cards on screen, not a count from the server, so no frame shows
+    neither the first view nor the cards."""
+    fallback = card_grid(*[skeleton_card() for _ in range(skeletons)], custom_attrs={"data-first-view-fallback": ""})
+    waiting = rx.fragment(first_view_island(first_view), fallback) if first_view else skeleton_grid(skeletons)
+    return rx.cond(failed, failed_view, rx.cond(shown, results, rx.cond(loading, waiting, empty_view)))
 
 
 def detail_skeleton(testid: str) -> rx.Component:

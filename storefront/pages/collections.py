@@ -16,6 +16,14 @@ from storefront.state.catalog import (
 )
 
 LOAD_FAILED = "Unable to load products at this time."
+#: The name of a collection page's first view (storefront/first_view.py fills it).
+FIRST_VIEW = "collection"
+
+
+def showing(state, cards) -> rx.Var:
+    """Whether the list's cards are on screen: the browser holds some and they are this list's (a new
+    collection or tab sets the count to 0 until its own cards arrive)."""
+    return (cards.value.length() > 0) & (state.count > 0)
 
 
 def paged_grid(state, cards) -> rx.Component:
@@ -49,7 +57,7 @@ def tab_panel(collection: Collection) -> rx.Component:
             product_results(
                 loading=S.loading,
                 failed=S.failed,
-                count=S.count,
+                shown=showing(S, COLLECTION_TAB_CARDS),
                 skeletons=4,
                 failed_view=rx.text(LOAD_FAILED, color=styles.MUTED),
                 empty_view=rx.text("No products found", color=styles.MUTED, padding_y="2rem"),
@@ -113,10 +121,11 @@ def collection_page(collection: Collection):
             product_results(
                 loading=S.loading,
                 failed=S.failed,
-                count=S.count,
+                shown=showing(S, COLLECTION_CARDS),
                 skeletons=4,
                 failed_view=rx.text(LOAD_FAILED, color=styles.MUTED),
                 empty_view=card_grid(coming_soon_tile(collection)),
+                first_view=FIRST_VIEW,
                 results=paged_grid(S, COLLECTION_CARDS),
             ),
             rx.link(rx.button(rx.icon("arrow-left", size=16), "Back to Home", variant="outline"), href="/"),

@@ -6,23 +6,26 @@ from storefront.components import styles
 from storefront.components.layout import public_page
 from storefront.components.page_title import centred_title
 from storefront.components.product_card import card_grid, product_card, product_results
-from storefront.state.catalog import NewArrivalsState
+from storefront.state.catalog import FIRST_VIEW_SHOWN, NewArrivalsState
 
 SUBTITLE = (
     "Discover our latest collections and exclusive releases. "
     "Be the first to showcase these fresh designs."
 )
 SKELETON_CARDS = 4
+#: The name of the page's first view (storefront/first_view.py fills it).
+FIRST_VIEW = "new-arrivals"
 ANIMATION_S = 0.3
 STAGGER_S = 0.1
 
 
 def rising_card(product: rx.Var, index: rx.Var) -> rx.Component:
-    """A card that rises into place, each one STAGGER_S after the one before."""
+    """A card that rises into place, each one STAGGER_S after the one before (the server's first
+    view rose already: the cards taking its place appear at once)."""
     return rx.box(
         product_card(product, quick_add=False, index=index),
         data_rise="",
-        animation=f"storefront-rise {ANIMATION_S}s ease both",
+        animation=rx.cond(FIRST_VIEW_SHOWN.value, "none", f"storefront-rise {ANIMATION_S}s ease both"),
         animation_delay=(index * STAGGER_S).to(str) + "s",
     )
 
@@ -34,8 +37,9 @@ def new_arrivals() -> rx.Component:
         product_results(
             loading=NewArrivalsState.loading,
             failed=False,  # the spec shows no handling of failed fetches here
-            products=NewArrivalsState.products,
+            shown=NewArrivalsState.products.length() > 0,
             skeletons=SKELETON_CARDS,
+            first_view=FIRST_VIEW,
             failed_view=rx.fragment(),
             empty_view=rx.text(
                 "No products found. New arrivals will be added soon.",

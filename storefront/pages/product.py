@@ -5,7 +5,8 @@ import reflex as rx
 from storefront.components import styles
 from storefront.components.empty_state import empty_state
 from storefront.components.layout import public_page
-from storefront.components.product_card import DETAIL_SIZES, detail_skeleton, product_image
+from storefront.components.product_card import DETAIL_SIZES, detail_skeleton, first_view_island, product_image
+from storefront.components.product_view import DETAIL_GRID_CLASSES, PRODUCT_VIEW
 from storefront.state.cart import CartState
 from storefront.state.catalog import PRODUCT_NOT_FOUND_TEXT, PRODUCT_NOT_FOUND_TITLE, ProductDetailState as S
 
@@ -151,8 +152,13 @@ def details() -> rx.Component:
     )
 
 
-def loading_skeleton() -> rx.Component:
-    return detail_skeleton("product-skeleton")
+def loading_view() -> rx.Component:
+    """While the product loads: the opening view the server wrote into the first HTML, or skeletons
+    when the page was reached inside the app."""
+    return rx.fragment(
+        first_view_island(PRODUCT_VIEW, DETAIL_GRID_CLASSES),
+        rx.box(detail_skeleton("product-skeleton"), custom_attrs={"data-first-view-fallback": ""}),
+    )
 
 
 def not_found() -> rx.Component:
@@ -168,7 +174,7 @@ def not_found() -> rx.Component:
 @public_page(route="/product/[id]", title="Product", on_load=S.load)
 def product() -> rx.Component:
     return rx.box(
-        rx.cond(S.loading, loading_skeleton(), rx.cond(S.not_found, not_found(), details())),
+        rx.cond(S.loading, loading_view(), rx.cond(S.not_found, not_found(), details())),
         padding_y="2.5rem",
         style=styles.content_box,
     )

@@ -11,6 +11,8 @@ from storefront.state.catalog import PRODUCTS_CARDS, ProductCard, ProductsState
 from storefront.state.config_banner import ConfigBannerState
 
 SKELETON_CARDS = 8
+#: The name of the listing's first view (storefront/first_view.py fills it).
+FIRST_VIEW = "products"
 
 
 def search_box(
@@ -58,8 +60,9 @@ def products() -> rx.Component:
         product_results(
             loading=ProductsState.loading,
             failed=ProductsState.failed,
-            count=ProductsState.count,
+            shown=PRODUCTS_CARDS.value.length() > 0,
             skeletons=SKELETON_CARDS,
+            first_view=FIRST_VIEW,
             failed_view=empty_state("circle-alert", "Unable to Load Products", "Please try again later"),
             empty_view=empty_state("package-search", "No Products Found", "Try adjusting your search criteria"),
             results=rx.vstack(

@@ -157,7 +157,7 @@ def shopify_list() -> rx.Component:
         product_results(
             loading=L.loading,
             failed=L.failed,
-            count=L.count,
+            shown=L.count > 0,
             skeletons=SKELETON_CARDS,
             failed_view=empty_state("circle-alert", PRODUCTS_ERROR_TITLE, PRODUCTS_ERROR_TEXT),
             empty_view=empty_state("package-search", EMPTY_TEXT),

@@ -106,7 +106,7 @@ class CardPage(TypedDict):
     total: int
 
 
-def _card_page(
+def card_page(
     query: str = "",
     collection_key: str | None = None,
     match_description: bool = False,
@@ -207,7 +207,7 @@ class PagedCardsState(rx.State, mixin=True):
             self.loading = True
             generation, cursor, search = self._generation, self._cursor, self._search()
         try:
-            page = await asyncio.to_thread(_card_page, *search, cursor, PRODUCTS_PAGE_SIZE)
+            page = await asyncio.to_thread(card_page, *search, cursor, PRODUCTS_PAGE_SIZE)
         except Exception:
             log.exception("loading %s failed", type(self).__name__)
             async with self:
@@ -229,7 +229,7 @@ class PagedCardsState(rx.State, mixin=True):
         self._generation += 1
         self._cursor = ""
         try:
-            page = await asyncio.to_thread(_card_page, *self._search(), "", PRODUCTS_PAGE_SIZE)
+            page = await asyncio.to_thread(card_page, *self._search(), "", PRODUCTS_PAGE_SIZE)
         except Exception:
             log.exception("searching %s failed", type(self).__name__)
             self.loading, self.failed = False, True
@@ -242,6 +242,9 @@ class PagedCardsState(rx.State, mixin=True):
             yield event
 
 
+#: Whether the page the browser opened came with a first view the server wrote (set as it mounts):
+#: the cards that take its place then appear at once, without New Arrivals' rise.
+FIRST_VIEW_SHOWN = ClientStateVar.create("first_view_shown", default=False, global_ref=True)
 PRODUCTS_CARDS = card_list("products_cards")
 COLLECTION_CARDS = card_list("collection_cards")
 COLLECTION_TAB_CARDS = card_list("collection_tab_cards")
@@ -283,7 +286,7 @@ class NewArrivalsState(rx.State):
         async with self:
             self.loading = True
         try:
-            page = await asyncio.to_thread(_card_page, "", None, False, "", NEW_ARRIVALS_LIMIT)
+            page = await asyncio.to_thread(card_page, "", None, False, "", NEW_ARRIVALS_LIMIT)
             cards = page["cards"]
         except Exception:
             # The spec shows no handling for failed fetches here: the page stays empty.

@@ -1,0 +1,159 @@
+"""The first view in the first HTML: the server writes a listing's first cards into the page it sends.
+
+The production build prerenders each page with its loading state (skeletons). A listing page
+holds an empty `[data-first-view]` element (components/product_card.py `first_view_island`); this
+ASGI step, inside the API's middleware (so the security headers see the final page), fills that
+element's inner HTML with the page's first cards on each request, read from the catalogue as the
+page's own `on_load` would. React keeps that inner HTML while it hydrates and puts its own cards in
+its place when the websocket answers; the cards are one markup (components/markup.py), so nothing moves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import parse_qs
+
+from starlette.datastructures import MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from storefront.collections import get_collection
+from storefront.components.product_card import card_html
+from storefront.components.product_view import PRODUCT_VIEW, product_markup
+from storefront.components.markup import to_html
+from storefront.db import session_scope
+from storefront.services.catalog import catalog
+from storefront.services.platform.errors import NotFoundError
+from storefront.services.tryon.items import family
+from storefront.pages.new_arrivals import ANIMATION_S, STAGGER_S
+from storefront.state.catalog import NEW_ARRIVALS_LIMIT, PRODUCTS_PAGE_SIZE, SEARCH_PARAM, card_page
+
+log = logging.getLogger(__name__)
+
+#: Product pages: each one is served from the one template the build prerenders (prerender.py).
+PRODUCT_PREFIX = "/product/"
+#: The scope key where ServedRoutes keeps the address a page was asked for (it rewrites the path).
+PAGE_PATH = "storefront.page_path"
+#: New Arrivals' cards rise into place as React's do (pages/new_arrivals.py), each STAGGER_S later.
+RISE = f"animation:storefront-rise {ANIMATION_S}s ease both;animation-delay:{{delay}}s"
+_REWRITTEN = {b"accept-encoding", b"if-none-match", b"if-modified-since"}
+
+
+@dataclass(frozen=True)
+class Fill:
+    """What goes into a page's first view: `name` is its `data-first-view`, `html` its inner HTML;
+    `status` 404 for an address that names nothing (the page then says so itself)."""
+
+    name: str
+    html: str
+    status: int = 200
+
+
+def _cards(cards: list, quick_add: bool = True, rise: bool = False) -> str:
+    written = [card_html(card, index, quick_add) for index, card in enumerate(cards)]
+    if rise:
+        written = [
+            f'<div data-rise="" style="{RISE.format(delay=round(index * STAGGER_S, 1))}">{card}</div>'
+            for index, card in enumerate(written)
+        ]
+    return "".join(written)
+
+
+def first_view(path: str, query: str) -> Fill | None:
+    """The first view of the page at `path` (no trailing slash), None for a page that has none.
+    Runs in a worker thread (it reads the database)."""
+    if path == "/products":
+        search = parse_qs(query).get(SEARCH_PARAM, [""])[0]
+        return Fill("products", _cards(card_page(search, None, False, "", PRODUCTS_PAGE_SIZE)["cards"]))
+    if path == "/new-arrivals":
+        page = card_page("", None, False, "", NEW_ARRIVALS_LIMIT)
+        return Fill("new-arrivals", _cards(page["cards"], quick_add=False, rise=True))
+    if path.startswith(PRODUCT_PREFIX):
+        return _product(path.removeprefix(PRODUCT_PREFIX))
+    if path.startswith("/collections/"):
+        collection = get_collection(path.removeprefix("/collections/"))
+        if collection is None:
+            return None
+        return Fill("collection", _cards(card_page("", collection.key, False, "", PRODUCTS_PAGE_SIZE)["cards"]))
+    return None
+
+
+def _product(product_id: str) -> Fill:
+    """The product page's opening view: picture, title, price, colours, sizes and description."""
+    try:
+        with session_scope() as session:
+            product = catalog.get_product(session, product_id)
+    except NotFoundError:
+        return Fill(PRODUCT_VIEW, "", status=404)
+    columns = product_markup(product, try_on=bool(family(product.name, [])))
+    return Fill(PRODUCT_VIEW, "".join(to_html(column) for column in columns))
+
+
+def fill_page(page: str, fill: Fill) -> str:
+    """`page` with `fill` written into its empty first-view element (the page unchanged without one)."""
+    pattern = re.compile(r'(<div\b[^>]*\bdata-first-view="' + re.escape(fill.name) + r'"[^>]*>)(</div>)')
+    return pattern.sub(lambda m: m.group(1) + fill.html + m.group(2), page, count=1)
+
+
+class FirstView:
+    """Fills the first view of the pages ServedRoutes marked (`PAGE_PATH` in the scope)."""
+
+    def __init__(self, app: ASGIApp, view: Callable[[str, str], Fill | None] = first_view) -> None:
+        self.app = app
+        self.view = view
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get(PAGE_PATH) if scope["type"] == "http" else None
+        if path is None or scope["method"] != "GET":
+            await self.app(scope, receive, send)
+            return
+        try:
+            fill = await asyncio.to_thread(self.view, path, scope.get("query_string", b"").decode("latin-1"))
+        except Exception:  # the page still works without it: its cards come with the websocket
+            log.exception("the first view of %s could not be read", path)
+            fill = None
+        if fill is None:
+            await self.app(scope, receive, send)
+            return
+        accepts_gzip = any(
+            name == b"accept-encoding" and b"gzip" in value for name, value in scope.get("headers", [])
+        )
+        # The page is rewritten: it is asked for whole and uncompressed (not the build's precompressed
+        # copy, never a 304 that would keep yesterday's cards).
+        headers = [(name, value) for name, value in scope.get("headers", []) if name not in _REWRITTEN]
+        start: Message = {}
+        body = bytearray()
+
+        async def capture(message: Message) -> None:
+            nonlocal start
+            if message["type"] == "http.response.start":
+                start = message
+                return
+            body.extend(message.get("body", b""))
+            if message.get("more_body"):
+                return
+            await send_page(start, bytes(body))
+
+        async def send_page(start: Message, page: bytes) -> None:
+            response_headers = MutableHeaders(scope=start)
+            if start.get("status") == 200 and response_headers.get("content-type", "").startswith("text/html"):
+                page = fill_page(page.decode("utf-8"), fill).encode("utf-8")
+                start = {**start, "status": fill.status}
+                del response_headers["etag"]
+                del response_headers["last-modified"]
+                if accepts_gzip:
+                    page = gzip.compress(page, compresslevel=6)
+                    response_headers["content-encoding"] = "gzip"
+                if "accept-encoding" not in response_headers.get("vary", "").lower():
+                    response_headers.append("vary", "Accept-Encoding")
+                response_headers["content-length"] = str(len(page))
+            await send(start)
+            await send({"type": "http.response.body", "body": page})
+
+        # The file must come as body messages to be rewritten, not as a path the server sends itself.
+        extensions = {k: v for k, v in scope.get("extensions", {}).items() if k != "http.response.pathsend"}
+        await self.app({**scope, "headers": headers, "extensions": extensions}, receive, capture)

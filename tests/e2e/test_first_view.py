@@ -1,0 +1,163 @@
+"""Issue 25: the first HTML holds the first view (cards, the product), escaped, current, and the same
+as what the page shows once React has taken over: same markup, same cards, no console error."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from html import unescape
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from storefront.api.admin.session import ADMIN_TOKEN_HEADER
+from tests.e2e.admin import ADMIN_PASSWORD, ADMIN_USERNAME
+from tests.e2e.browser import open_page
+from tests.e2e.conftest import StoreServer
+
+HOSTILE = "<img src=x onerror=alert(1)>"
+LISTINGS = ["/products", "/collections/swdnn", "/new-arrivals"]
+#: Attributes that differ by nature between the server's inert control and React's live one.
+LIVE_ONLY = ["id", "aria-haspopup", "aria-expanded", "aria-disabled", "data-state", "data-discover"]
+#: A card as a comparable tree: tag, attributes (classes as a sorted set), own text, children.
+_TREE = """([root, ignored]) => { const walk = (e) => ({
+  tag: e.tagName.toLowerCase(),
+  attrs: Object.fromEntries([...e.attributes].filter(a => !ignored.includes(a.name))
+    .map(a => [a.name, a.name === 'class' ? a.value.split(/\\s+/).filter(Boolean).sort().join(' ') : a.value]).sort()),
+  text: [...e.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join(''),
+  children: e.tagName.toLowerCase() === 'svg' ? e.innerHTML : [...e.children].map(walk),
+}); return walk(root); }"""
+
+
+def first_html(store: StoreServer, path: str) -> str:
+    """The page as a plain GET answers it (a crawler, a link preview: no JavaScript)."""
+    answer = httpx.get(store.url + path, headers={"accept-encoding": "gzip"})
+    assert answer.status_code == 200, (path, answer.status_code)
+    return answer.text
+
+
+def island(html: str, name: str) -> str:
+    """The inner HTML the server wrote into a page's first view."""
+    match = re.search(r'data-first-view="' + re.escape(name) + r'"[^>]*>(.*?)</div><div[^>]*data-first-view-fallback', html, re.S)
+    assert match, f"no first view {name!r}"
+    return match.group(1)
+
+
+def served_cards(html: str) -> list[tuple[str, str]]:
+    """(title, price) of every card in a first HTML, in order."""
+    names = re.findall(r'data-testid="product-name">(.*?)</p>', html, re.S)
+    prices = re.findall(r'data-testid="product-price">(.*?)</p>', html, re.S)
+    return [(unescape(n), unescape(p)) for n, p in zip(names, prices, strict=True)]
+
+
+def shown_cards(page: Page) -> list[tuple[str, str]]:
+    """(title, price) of the cards React shows once the first view has given way."""
+    page.wait_for_function("() => !document.querySelector('[data-first-view]')")
+    return [tuple(card) for card in page.eval_on_selector_all(
+        "[data-testid=product-card]",
+        "cards => cards.map(c => [c.querySelector('[data-testid=product-name]').textContent,"
+        " c.querySelector('[data-testid=product-price]').textContent])",
+    )]
+
+
+@pytest.fixture
+def admin_token(store: StoreServer) -> str:
+    answer = httpx.post(store.url + "/api/admin/login", json={"username": ADMIN_USERNAME, "password": ADMIN_PASSWORD})
+    assert answer.status_code == 200, answer.text
+    return answer.json()["token"]
+
+
+@pytest.fixture
+def edited(store: StoreServer, admin_token: str) -> Iterator:
+    """Edits a product through the API (as staff's Save does), putting back what it changed."""
+    put_back: list[tuple[str, dict]] = []
+
+    def edit(product_id: str, **fields) -> None:
+        before = first_html(store, f"/product/{product_id}")
+        title = unescape(re.search(r'<h1 class="rt-Heading rt-r-size-8">(.*?)</h1>', before).group(1))
+        price = re.search(r'<p class="rt-Text rt-r-size-6 rt-r-weight-bold">\$([\d.,]+)</p>', before).group(1)
+        put_back.append((product_id, {"title": title, "price": float(price.replace(",", ""))}))
+        answer = httpx.put(f"{store.url}/api/products/{product_id}/update", json=fields,
+                           headers={ADMIN_TOKEN_HEADER: admin_token}, timeout=30)
+        assert answer.status_code == 200, answer.text
+
+    yield edit
+    for product_id, fields in reversed(put_back):
+        httpx.put(f"{store.url}/api/products/{product_id}/update", json=fields,
+                  headers={ADMIN_TOKEN_HEADER: admin_token}, timeout=30)
+
+
+def _first_product(store: StoreServer, index: int = 0) -> str:
+    return re.findall(r'href="/product/([^"]+)"', island(first_html(store, "/products"), "products"))[index]
+
+
+@pytest.mark.parametrize("path", LISTINGS)
+def test_a_listing_s_first_html_holds_the_cards_the_page_then_shows(page: Page, store: StoreServer, path: str) -> None:
+    name = "products" if path == "/products" else "new-arrivals" if path == "/new-arrivals" else "collection"
+    served = served_cards(island(first_html(store, path), name))
+    assert len(served) >= 4
+    open_page(page, path)
+    assert shown_cards(page) == served
+
+
+def test_the_server_s_card_is_react_s_card(browser: Browser, store: StoreServer) -> None:
+    """One definition (components/markup.py): the card the server writes and the card React draws
+    are the same elements with the same classes and attributes, the Quick Add control aside."""
+    served = island(first_html(store, "/products"), "products")
+    page = browser.new_page(base_url=store.url, viewport={"width": 1280, "height": 900})
+    try:
+        open_page(page, "/products")
+        page.wait_for_function("() => !document.querySelector('[data-first-view]')")
+        react = page.evaluate(_TREE, [page.query_selector("[data-testid=product-card]"), LIVE_ONLY])
+        server = page.evaluate(
+            "([html, tree, ignored]) => { const t = document.createElement('template'); t.innerHTML = html;"
+            " return eval(tree)([t.content.firstElementChild, ignored]); }",
+            [served, _TREE, LIVE_ONLY],
+        )
+    finally:
+        page.close()
+    assert server == react
+
+
+def test_the_first_html_escapes_a_hostile_title_and_shows_a_new_price(store: StoreServer, edited) -> None:
+    product_id = _first_product(store, 1)
+    edited(product_id, title=HOSTILE, price=31.5)
+    for path in ("/products", f"/product/{product_id}"):
+        html = first_html(store, path)
+        assert HOSTILE not in html, path
+        assert "&lt;img src=x onerror=alert(1)&gt;" in html, path
+    assert (HOSTILE, "$31.50") in served_cards(island(first_html(store, "/products"), "products"))
+    product = island(first_html(store, f"/product/{product_id}"), "product")
+    assert "$31.50" in product
+
+
+def test_a_product_s_first_html_holds_its_picture_title_price_and_sizes(page: Page, store: StoreServer) -> None:
+    product_id = _first_product(store)
+    served = island(first_html(store, f"/product/{product_id}"), "product")
+    image = re.search(r'<img src="([^"]+)" srcset="[^"]*" sizes="[^"]+" alt="([^"]*)" loading="eager" fetchpriority="high"', served)
+    assert image, served[:500]
+    title = unescape(re.search(r"<h1[^>]*>(.*?)</h1>", served).group(1))
+    price = re.search(r'rt-r-size-6 rt-r-weight-bold">(.*?)</p>', served).group(1)
+    assert unescape(image.group(2)) == title
+    open_page(page, f"/product/{product_id}")
+    expect(page.get_by_role("heading", level=1)).to_have_text(title)
+    expect(page.get_by_test_id("product-price")).to_have_text(price)
+    assert page.get_by_test_id("product-image").locator("img").get_attribute("src") == image.group(1)
+    assert httpx.get(f"{store.url}/product/no-such-product").status_code == 404
+
+
+@pytest.mark.parametrize("path", ["/", "/products", "/collections/swdnn", "/new-arrivals", "product"])
+def test_no_page_logs_a_console_error_while_it_hydrates(browser: Browser, store: StoreServer, path: str) -> None:
+    path = f"/product/{_first_product(store)}" if path == "product" else path
+    page = browser.new_page(base_url=store.url)
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        open_page(page, path)
+        page.wait_for_function("() => !document.querySelector('[data-first-view]:not(:empty)')")
+        page.wait_for_load_state("networkidle")
+    finally:
+        page.close()
+    assert errors == []
