@@ -353,10 +353,12 @@ def sitemap_entries(session: Session) -> list[SitemapEntry]:
 _HEAD_END = re.compile(r"</head\s*>", re.I)
 _TITLE = re.compile(r"<title\b[^>]*>.*?</title\s*>", re.I | re.S)
 #: The tags a head replaces: Reflex's description and og:image, and any earlier SEO tags.
+#: Attribute values are double-quoted with `"` escaped (React's markup and ours), so a name can
+#: only be matched as an attribute, never inside another attribute's value.
 _REPLACED = re.compile(
-    r"<meta\b[^>]*\b(?:name|property)\s*=\s*[\"']?(?:description|robots|og:[^\"'\s>]*|twitter:[^\"'\s>]*|product:[^\"'\s>]*)[\"'\s>][^>]*>"
-    r"|<link\b[^>]*\brel\s*=\s*[\"']?canonical[\"'\s>][^>]*>"
-    r"|<script\b[^>]*\btype\s*=\s*[\"']?application/ld\+json[\"'\s>][^>]*>.*?</script\s*>",
+    r'<meta\b[^>]*\s(?:name|property)="(?:description|robots|(?:og|twitter|product):[^"]*)"[^>]*>'
+    r'|<link\b[^>]*\srel="canonical"[^>]*>'
+    r'|<script\b[^>]*\stype="application/ld\+json"[^>]*>.*?</script\s*>',
     re.I | re.S,
 )
 

@@ -52,15 +52,15 @@ def public_layout(content: rx.Component) -> rx.Component:
 
 
 def public_page(
-    route: str, title: str | None = None, on_load: object = None, description: str | None = None
+    route: str, title: str | rx.Var | None = None, on_load: object = None, description: str | None = None
 ) -> Callable[[Callable[[], rx.Component]], Callable[[], rx.Component]]:
     """Wrap a page function in the public layout and register it under `route`; its title and
-    description are page_texts' for the route unless given."""
-    title = title or PAGE_TITLES[route]
+    description are page_texts' for the route unless given (a Var title is used as it is)."""
+    title = page_title(title or PAGE_TITLES[route]) if not isinstance(title, rx.Var) else title
     description = description or PAGE_DESCRIPTIONS.get(route, STORE_DESCRIPTION)
 
     def decorator(page: Callable[[], rx.Component]) -> Callable[[], rx.Component]:
-        @rx.page(route=route, title=page_title(title), description=description, on_load=on_load)
+        @rx.page(route=route, title=title, description=description, on_load=on_load)
         def wrapped() -> rx.Component:
             return public_layout(page())
 

@@ -66,6 +66,11 @@ def test_each_public_page_has_a_title_and_a_description(page: Page, path: str) -
     expect(page.locator('meta[name="description"]')).to_have_attribute("content", re.compile(r"\S"))
 
 
+def test_a_product_page_is_titled_with_the_product_s_name(page: Page) -> None:
+    open_page(page, "/product/sample-1")
+    expect(page).to_have_title("SWDNN Classic Crimson Tee | SWDNN")
+
+
 @pytest.mark.parametrize("path", ["/", "/products"])
 def test_loading_the_page_logs_no_console_error(page: Page, path: str) -> None:
     errors: list[str] = []
