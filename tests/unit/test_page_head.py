@@ -32,7 +32,9 @@ _LD = re.compile(r'<script type="application/ld\+json">(.*?)</script>', re.S)
 _TAG = re.compile(r"<(meta|link)\b([^>]*)/>")
 _ATTRIBUTE = re.compile(r'(\w[\w:-]*)="([^"]*)"')
 DIGEST = "0123456789abcdef"
-PRERENDERED = Path(__file__).parent / "prerendered_products.html"
+#: Pages of a production build (`reflex export`): /products, and the SPA fallback (no <title>).
+PRERENDERED = Path(__file__).parent / "prerendered" / "products.html"
+SPA_FALLBACK = Path(__file__).parent / "prerendered" / "spa-fallback.html"
 
 
 @pytest.fixture
@@ -260,9 +262,19 @@ def test_with_head_replaces_reflex_s_tags_and_keeps_the_rest_byte_for_byte(setti
     assert served.count('name="description"') == 1 and served.count('property="og:image"') == 1
     assert head.tags in served and served.index(head.tags) < served.index("</head>")
     # Everything but the replaced tags is unchanged: strip ours and Reflex's and compare.
-    reflex_tags = re.compile(r'<title>.*?</title>|<meta (?:name="description"|property="og:image")[^>]*/?>')
+    reflex_tags = re.compile(r'<title>.*?</title>|<meta content="[^"]*" (?:name="description"|property="og:image")/>')
+    assert len(reflex_tags.findall(page)) == 3
     assert reflex_tags.sub("", page) == reflex_tags.sub("", served.replace(head.tags, ""))
     assert with_head(served, head) == served  # applying it twice changes nothing
+
+
+def test_with_head_gives_a_page_without_a_title_the_whole_head(settings: Settings) -> None:
+    page = SPA_FALLBACK.read_text()
+    head = head_for("/products", settings)
+    assert head is not None and "<title>" not in page
+    served = with_head(page, head)
+    assert served.replace(f"<title>Our Products | SWDNN</title>{head.tags}", "") == page
+    assert served.index(head.tags) < served.index("</head>")
 
 
 def test_page_head_never_imports_reflex_state_or_pages() -> None:
