@@ -29,6 +29,7 @@ from storefront.page_texts import (
     EVENTS_ROUTE,
     HOME_ROUTE,
     NOINDEX_ROUTES,
+    NOT_FOUND_ROUTE,
     PAGE_DESCRIPTIONS,
     PAGE_TITLES,
     PRODUCT_ROUTE,
@@ -211,6 +212,11 @@ def static_head(settings: Settings, route: str) -> PageHead:
         image=_store_image(settings),
         noindex=route in NOINDEX_ROUTES,
     )
+
+
+def not_found_head(settings: Settings) -> PageHead:
+    """The head of the 404 page (what an address with no head is answered with): not indexed."""
+    return static_head(settings, NOT_FOUND_ROUTE)
 
 
 def collection_head(settings: Settings, collection: Collection) -> PageHead:

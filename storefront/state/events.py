@@ -11,6 +11,9 @@ from urllib.parse import parse_qs, urlsplit
 import reflex as rx
 
 from storefront.db import session_scope
+# `/tours-and-events?event=<id>` opens that event's details: the address the sitemap and the
+# event's link preview give it.
+from storefront.page_head import EVENT_PARAM
 from storefront.services.events import events
 from storefront.services.platform.errors import NotFoundError
 
@@ -113,9 +116,6 @@ def to_event_card(view: events.EventView, *, long_card_date: bool) -> EventCard:
     )
 
 
-#: `/tours-and-events?event=<id>` opens that event's details (the address the sitemap and an
-#: event's link preview give it: storefront/page_head.py).
-EVENT_PARAM = "event"
 
 
 def _linked_event(event_id: str) -> EventCard | None:

@@ -119,6 +119,7 @@ def test_pages_for_one_shopper_are_not_indexed(settings: Settings) -> None:
     for route in ("/cart", "/order-status", "/newsletter/confirm", "/newsletter/unsubscribe"):
         head = head_for(route, settings)
         assert head is not None and head.noindex and _tags(head)["robots"] == "noindex"
+    assert page_head.not_found_head(settings).noindex
     home = head_for("", settings)
     assert home is not None and not home.noindex and home.canonical == PUBLIC_URL + "/"
 
