@@ -147,3 +147,11 @@ def test_robots_keeps_the_back_office_and_the_api_out_and_names_the_sitemap(clie
     assert lines[0] == "User-agent: *"
     assert "Disallow: /admin" in lines and "Disallow: /api/" in lines
     assert f"Sitemap: {PUBLIC_URL}/sitemap.xml" in lines
+
+
+def test_reflex_s_own_sitemap_stays_off() -> None:
+    """Reflex's plugin would write a static sitemap.xml of routes only (no products, no events)."""
+    import reflex as rx
+    import rxconfig
+
+    assert rx.plugins.SitemapPlugin in rxconfig.config.disable_plugins
