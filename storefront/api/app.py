@@ -15,7 +15,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from storefront import db, wiring
-from storefront.api import events, orders, payments, stripe_webhooks, tryon, uploads, webhooks
+from storefront.api import events, orders, payments, search_engines, stripe_webhooks, tryon, uploads, webhooks
 from storefront.api import provider as provider_routes
 from storefront.api import shopify as shopify_routes
 from storefront.api.admin import orders as admin_orders
@@ -265,6 +265,7 @@ def create_api(
     api.include_router(tryon.router)
     api.include_router(webhooks.router)
     api.include_router(stripe_webhooks.router)
+    api.include_router(search_engines.router)
     settings.media_dir.mkdir(parents=True, exist_ok=True)
     api.mount("/media", CachedStaticFiles(directory=settings.media_dir, cache_control=IMMUTABLE), name="media")
     api.mount("/uploads", CachedStaticFiles(directory=settings.upload_dir, cache_control=ONE_HOUR), name="uploads")

@@ -6,13 +6,12 @@ from storefront.collections import COLLECTIONS, Collection
 from storefront.components import navigation_menu as nm
 from storefront.components import styles
 from storefront.components.picture import tile_image
+from storefront.page_texts import BRAND_TAGLINE, BRAND_TITLE
 from storefront.services.catalog.seed import collection_tile_picture
 from storefront.state.cart import CartState
 from storefront.state.catalog import SEARCH_PARAM
 from storefront.state.header import HeaderState, admin_gesture_click
 
-BRAND_TITLE = "SWDNN"
-BRAND_TAGLINE = "She Wit Da Nupes Now"
 
 NAV_HOVER_DELAY_MS = 200
 NAV_SKIP_DELAY_MS = 300

@@ -4,9 +4,16 @@ from collections.abc import Callable
 
 import reflex as rx
 
-from storefront.collections import COLLECTIONS
 from storefront.components import styles
-from storefront.components.header import BRAND_TAGLINE, BRAND_TITLE, header
+from storefront.components.header import header
+from storefront.page_texts import (  # noqa: F401 (re-exported: the pages' texts live in page_texts)
+    BRAND_TAGLINE,
+    BRAND_TITLE,
+    PAGE_DESCRIPTIONS,
+    PAGE_TITLES,
+    STORE_DESCRIPTION,
+    page_title,
+)
 
 
 def footer() -> rx.Component:
@@ -44,36 +51,16 @@ def public_layout(content: rx.Component) -> rx.Component:
     )
 
 
-STORE_DESCRIPTION = (
-    f"{BRAND_TITLE}: {BRAND_TAGLINE}. Print-on-demand tees, hoodies and crewnecks in five themed collections."
-)
-
-#: The <meta name="description"> of each public page (search engines show it under the title).
-PAGE_DESCRIPTIONS: dict[str, str] = {
-    "/": STORE_DESCRIPTION,
-    "/products": "Browse every tee, hoodie and crewneck in the store, search by name and add your size to the cart.",
-    "/new-arrivals": "The latest designs from all five collections, fresh off the press.",
-    "/collections": "All five collections side by side: SWDNN, HWDKN, HWDRN, HWDZN and HWDPN.",
-    "/cart": "Your shopping cart: review sizes and quantities, then check out securely.",
-    "/order-status": "Look up an order with its number and email address to see its status and tracking.",
-    "/product/[id]": "Product details: pick a size, add it to your cart or buy it now.",
-    **{c.route: c.description for c in COLLECTIONS},
-}
-
-
-def page_title(title: str) -> str:
-    """A page's <title>: the page's own name, then the brand."""
-    return title if BRAND_TITLE in title else f"{title} | {BRAND_TITLE}"
-
-
 def public_page(
-    route: str, title: str, on_load: object = None, description: str | None = None
+    route: str, title: str | rx.Var | None = None, on_load: object = None, description: str | None = None
 ) -> Callable[[Callable[[], rx.Component]], Callable[[], rx.Component]]:
-    """Wrap a page function in the public layout and register it under `route`."""
+    """Wrap a page function in the public layout and register it under `route`; its title and
+    description are page_texts' for the route unless given (a Var title is used as it is)."""
+    title = page_title(title or PAGE_TITLES[route]) if not isinstance(title, rx.Var) else title
     description = description or PAGE_DESCRIPTIONS.get(route, STORE_DESCRIPTION)
 
     def decorator(page: Callable[[], rx.Component]) -> Callable[[], rx.Component]:
-        @rx.page(route=route, title=page_title(title), description=description, on_load=on_load)
+        @rx.page(route=route, title=title, description=description, on_load=on_load)
         def wrapped() -> rx.Component:
             return public_layout(page())
 

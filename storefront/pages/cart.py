@@ -124,7 +124,7 @@ def empty_cart() -> rx.Component:
     )
 
 
-@public_page(route="/cart", title="Shopping Cart", on_load=CartState.refresh_prices)
+@public_page(route="/cart", on_load=CartState.refresh_prices)
 def cart_page() -> rx.Component:
     return rx.vstack(
         rx.heading("Shopping Cart", as_="h1", size="8"),

@@ -71,7 +71,7 @@ def tab_panel(collection: Collection) -> rx.Component:
     )
 
 
-@public_page(route="/collections", title="Collections", on_load=CollectionsTabsState.load)
+@public_page(route="/collections", on_load=CollectionsTabsState.load)
 def collections() -> rx.Component:
     return rx.vstack(
         rx.heading("Collections", as_="h1", size="8"),
@@ -135,7 +135,7 @@ def collection_page(collection: Collection):
         )
 
     page.__name__ = f"collection_{collection.key}"
-    return public_page(route=collection.route, title=collection.title, on_load=S.load(collection.key))(page)
+    return public_page(route=collection.route, on_load=S.load(collection.key))(page)
 
 
 for _collection in COLLECTIONS:

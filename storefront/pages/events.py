@@ -10,13 +10,13 @@ from storefront.components.event_card import (
     event_grid,
     skeleton_event_card,
 )
-from storefront.components.layout import public_page
+from storefront.components.layout import PAGE_DESCRIPTIONS, PAGE_TITLES, public_page
 from storefront.components.page_title import centred_title
 from storefront.state.events import FEATURED, LOAD_FAILED, UPCOMING, EventsState
 
 ROUTE = "/tours-and-events"
-TITLE = "Tours & Events"
-DESCRIPTION = "Tour dates, pop-ups and events: where to meet the collections in person, with dates, places and tickets."
+TITLE = PAGE_TITLES[ROUTE]
+DESCRIPTION = PAGE_DESCRIPTIONS[ROUTE]
 SUBTITLE = "Meet the collections in person: tour stops, pop-ups and events near you."
 LOADING_TEXT = "Loading events..."
 EMPTY_TITLE = "No Events Yet"

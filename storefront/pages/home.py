@@ -5,7 +5,7 @@ import reflex as rx
 from storefront.collections import COLLECTIONS, SWDNN, Collection
 from storefront.components import styles
 from storefront.components.picture import tile_image
-from storefront.components.header import BRAND_TAGLINE
+from storefront.page_texts import BRAND_TAGLINE
 from storefront.components.layout import public_page
 from storefront.services.catalog.seed import HERO_IMAGE_URL, collection_tile_picture
 from storefront.state.newsletter import NewsletterState
@@ -165,6 +165,6 @@ def newsletter() -> rx.Component:
     )
 
 
-@public_page(route="/", title="SWDNN | She Wit Da Nupes Now")
+@public_page(route="/")
 def home() -> rx.Component:
     return rx.box(hero(), collections_grid(), newsletter())

@@ -30,7 +30,7 @@ def rising_card(product: rx.Var, index: rx.Var) -> rx.Component:
     )
 
 
-@public_page(route="/new-arrivals", title="New Arrivals", on_load=NewArrivalsState.load)
+@public_page(route="/new-arrivals", on_load=NewArrivalsState.load)
 def new_arrivals() -> rx.Component:
     return rx.vstack(
         centred_title("New Arrivals", SUBTITLE),

@@ -32,21 +32,11 @@ def link_outcome(heading: str) -> rx.Component:
     )
 
 
-@public_page(
-    route=CONFIRM_ROUTE,
-    title="Confirm your subscription",
-    on_load=S.confirm,
-    description="Confirm your subscription to the newsletter.",
-)
+@public_page(route=CONFIRM_ROUTE, on_load=S.confirm)
 def newsletter_confirm() -> rx.Component:
     return link_outcome("Newsletter subscription")
 
 
-@public_page(
-    route=UNSUBSCRIBE_ROUTE,
-    title="Unsubscribe",
-    on_load=S.unsubscribe,
-    description="Stop the newsletter to your address.",
-)
+@public_page(route=UNSUBSCRIBE_ROUTE, on_load=S.unsubscribe)
 def newsletter_unsubscribe() -> rx.Component:
     return link_outcome("Unsubscribe from the newsletter")

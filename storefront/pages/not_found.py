@@ -5,7 +5,7 @@ import reflex as rx
 from storefront.components.layout import public_page
 
 
-@public_page(route="404", title="404 Page Not Found")
+@public_page(route="404")
 def not_found() -> rx.Component:
     return rx.center(
         rx.vstack(

@@ -197,7 +197,7 @@ def lookup_form() -> rx.Component:
     )
 
 
-@public_page(route="/order-status", title="Order Status", on_load=S.open_page)
+@public_page(route="/order-status", on_load=S.open_page)
 def order_status_page() -> rx.Component:
     return rx.vstack(
         rx.heading("Order status", as_="h1", size="8"),

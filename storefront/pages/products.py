@@ -44,7 +44,7 @@ def load_more_button(state=ProductsState) -> rx.Component:
     )
 
 
-@public_page(route="/products", title="Our Products", on_load=[ProductsState.load, ConfigBannerState.check])
+@public_page(route="/products", on_load=[ProductsState.load, ConfigBannerState.check])
 def products() -> rx.Component:
     return rx.vstack(
         config_banner(),

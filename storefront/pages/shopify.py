@@ -4,7 +4,7 @@ import reflex as rx
 
 from storefront.components import styles
 from storefront.components.empty_state import empty_state
-from storefront.components.layout import public_page
+from storefront.components.layout import PAGE_DESCRIPTIONS, PAGE_TITLES, public_page
 from storefront.components.product_card import DETAIL_SIZES, card_grid, detail_skeleton, product_image, product_results
 from storefront.components.store_product_card import store_product_card
 from storefront.state.cart import CartState
@@ -26,10 +26,12 @@ from storefront.state.shopify import (
 SKELETON_CARDS = 8
 ADMIN_LINK = "/admin/login"
 
-LIST_TITLE = "Store Catalogue"
-LIST_DESCRIPTION = "Browse the store catalogue: search products by title, filter by collection and pick a variant."
-DETAIL_TITLE = "Store Product"
-DETAIL_DESCRIPTION = "A product of the store catalogue: choose a variant and a quantity and add it to your cart."
+LIST_ROUTE = "/shopify"
+DETAIL_ROUTE = "/shopify/product/[product_id]"
+LIST_TITLE = PAGE_TITLES[LIST_ROUTE]
+LIST_DESCRIPTION = PAGE_DESCRIPTIONS[LIST_ROUTE]
+DETAIL_TITLE = PAGE_TITLES[DETAIL_ROUTE]
+DETAIL_DESCRIPTION = PAGE_DESCRIPTIONS[DETAIL_ROUTE]
 
 DEMO_BANNER_TITLE = "Demo Mode"
 CONFIG_BANNER_TITLE = "Shopify API Configuration Required"
@@ -141,7 +143,7 @@ def load_more_button() -> rx.Component:
     )
 
 
-@public_page(route="/shopify", title=LIST_TITLE, description=LIST_DESCRIPTION, on_load=L.load)
+@public_page(route=LIST_ROUTE, title=LIST_TITLE, description=LIST_DESCRIPTION, on_load=L.load)
 def shopify_list() -> rx.Component:
     return rx.vstack(
         status_banners(),
@@ -299,7 +301,7 @@ def back_link() -> rx.Component:
     return rx.link(rx.button(BACK_TO_STORE, variant="outline"), href="/shopify")
 
 
-@public_page(route="/shopify/product/[product_id]", title=DETAIL_TITLE, description=DETAIL_DESCRIPTION, on_load=S.load)
+@public_page(route=DETAIL_ROUTE, title=DETAIL_TITLE, description=DETAIL_DESCRIPTION, on_load=S.load)
 def shopify_product() -> rx.Component:
     return rx.box(
         rx.cond(

@@ -7,13 +7,13 @@ import reflex as rx
 
 from storefront.components import styles
 from storefront.components.image_files import ACCEPTED_TYPES, MAX_FILE_BYTES, rejected_codes
-from storefront.components.layout import public_page
+from storefront.components.layout import PAGE_DESCRIPTIONS, PAGE_TITLES, public_page
 from storefront.components.page_title import centred_title
 from storefront.components.product_card import product_image
 from storefront.state.tryon import ITEMS_FAILED, ROUTE, UPLOAD_ID, TryOnState
 
-TITLE = "Virtual Try-On"
-DESCRIPTION = "Upload a photo and see yourself wearing our tees and hoodies before you buy."
+TITLE = PAGE_TITLES[ROUTE]
+DESCRIPTION = PAGE_DESCRIPTIONS[ROUTE]
 SUBTITLE = "Upload a waist-up photo facing the camera, pick an item and see how it looks on you."
 PHOTO_HINT = (
     "A waist-up photo, facing the camera, with both shoulders in view. JPEG, PNG, GIF, WebP or HEIC up to 10MB."

@@ -15,6 +15,7 @@ from reflex.vars.base import Var
 
 from storefront.collections import COLLECTIONS, get_collection
 from storefront.db import session_scope
+from storefront.page_texts import PAGE_TITLES, PRODUCT_ROUTE, page_title as titled
 from storefront.services.catalog import catalog, listing
 from storefront.services.catalog.text_search import search_text
 from storefront.services.platform.errors import NotFoundError
@@ -393,6 +394,12 @@ class ProductDetailState(rx.State):
     @rx.var
     def provider_url(self) -> str:
         return product_page_url(self.product_id) if self.product_id else ""
+
+    @rx.var
+    def page_title(self) -> str:
+        """The <title>: the product's name once loaded. The served page's head already names the
+        product (page_head.py); without this, hydration would set it back to the route's title."""
+        return titled(self.name or PAGE_TITLES[PRODUCT_ROUTE])
 
     @rx.event
     def select_size(self, size: str) -> None:

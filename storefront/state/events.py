@@ -11,7 +11,11 @@ from urllib.parse import parse_qs, urlsplit
 import reflex as rx
 
 from storefront.db import session_scope
+# `/tours-and-events?event=<id>` opens that event's details: the address the sitemap and the
+# event's link preview give it.
+from storefront.page_head import EVENT_PARAM
 from storefront.services.events import events
+from storefront.services.platform.errors import NotFoundError
 
 log = logging.getLogger(__name__)
 
@@ -112,6 +116,18 @@ def to_event_card(view: events.EventView, *, long_card_date: bool) -> EventCard:
     )
 
 
+
+
+def _linked_event(event_id: str) -> EventCard | None:
+    """The active event a link names, as its dialog shows it; None for any other id."""
+    with session_scope() as session:
+        try:
+            view = events.get_event(session, event_id)
+        except NotFoundError:
+            return None
+        return to_event_card(view, long_card_date=view.featured)
+
+
 class EventCardPage(TypedDict):
     cards: list[EventCard]
     total: int
@@ -161,10 +177,12 @@ class EventsState(rx.State):
             # A page (re)loaded in this tab starts without the dialog of an earlier visit: its event
             # may have changed or gone since.
             self.dialog_open, self.selected, self.image_enlarged, self.playing = False, EMPTY_CARD, False, ""
+            linked_id = self.router.url.query_parameters.get(EVENT_PARAM, "")
         try:
             featured, upcoming = await asyncio.to_thread(
                 lambda: (_event_page(True, 0), _event_page(False, 0))
             )
+            linked = await asyncio.to_thread(_linked_event, linked_id) if linked_id else None
         except Exception:
             log.exception("Failed to fetch events")
             async with self:
@@ -177,6 +195,8 @@ class EventsState(rx.State):
             self.featured, self.featured_total = featured["cards"], featured["total"]
             self.upcoming, self.upcoming_total = upcoming["cards"], upcoming["total"]
             self.loading = False
+            if linked is not None:
+                self.selected, self.dialog_open = linked, True
 
     @rx.event(background=True)
     async def load_more(self, section: str):

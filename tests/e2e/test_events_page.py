@@ -148,6 +148,18 @@ def test_a_card_opens_the_event_details_with_its_links_opening_in_a_new_tab(
     expect(dialog.locator("img")).to_have_attribute("src", CACHE_BUSTED)
 
 
+def test_an_event_link_opens_its_details_and_an_inactive_one_only_the_list(
+    page: Page, store_events: dict[str, int]
+) -> None:
+    open_page(page, f"{ROUTE}?event={store_events[UPCOMING['title']]}")
+    dialog = page.get_by_role("dialog", name=UPCOMING["title"])
+    expect(dialog).to_be_visible()
+    expect(dialog.get_by_test_id("event-location")).to_have_text("Location: Houston, TX")
+    open_page(page, f"{ROUTE}?event={store_events[INACTIVE['title']]}")
+    expect(card(page, "featured", FEATURED["title"])).to_be_visible()
+    expect(page.get_by_role("dialog")).to_have_count(0)
+
+
 def test_a_video_plays_only_once_clicked(page: Page, store_events: dict[str, int]) -> None:
     open_page(page, ROUTE)
     card(page, "featured", FEATURED["title"]).click()

@@ -5,10 +5,15 @@ import re
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
+from sqlmodel import Session
 
 from storefront.collections import COLLECTIONS
 from storefront.components.header import MOBILE_LINKS
 from storefront.config import PROJECT_ROOT
+from storefront.db import make_engine
+from storefront.page_texts import page_title
+from storefront.services.catalog import catalog
+from storefront.services.catalog.catalog import SAMPLE_PRODUCTS_BY_ID
 from tests.e2e.browser import open_page
 from tests.e2e.conftest import StoreServer
 
@@ -64,6 +69,18 @@ def test_each_public_page_has_a_title_and_a_description(page: Page, path: str) -
     open_page(page, path)
     expect(page).to_have_title(re.compile(r"\S"))
     expect(page.locator('meta[name="description"]')).to_have_attribute("content", re.compile(r"\S"))
+
+
+def test_a_product_page_is_titled_with_the_product_s_name(page: Page, store: StoreServer) -> None:
+    """The same <title> as the served head (page_head.py), so hydration does not undo it."""
+    engine = make_engine(store.db_url)
+    with Session(engine) as session:
+        product = catalog.search_products(session, collection_key="hwdkn")[0]
+    engine.dispose()
+    open_page(page, f"/product/{product.id}")
+    expect(page).to_have_title(f"{product.name} | SWDNN")
+    open_page(page, "/product/sample-1")
+    expect(page).to_have_title(page_title(SAMPLE_PRODUCTS_BY_ID["sample-1"].name))
 
 
 @pytest.mark.parametrize("path", ["/", "/products"])

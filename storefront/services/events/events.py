@@ -323,6 +323,17 @@ def list_events(
     return EventPage(events=tuple(_views(session, rows)), total=int(total))
 
 
+def active_event_stamps(session: Session, limit: int = 50_000) -> list[tuple[int, datetime]]:
+    """The id and last change of every active event, soonest first (for the sitemap)."""
+    rows = session.exec(
+        select(Event.id, Event.updated_at)
+        .where(col(Event.is_active).is_(True))
+        .order_by(col(Event.starts_at), col(Event.id))
+        .limit(limit)
+    ).all()
+    return [(int(event_id), updated) for event_id, updated in rows]
+
+
 def _event(session: Session, event_id: object) -> Event:
     try:
         key = int(str(event_id))
