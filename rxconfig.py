@@ -6,6 +6,7 @@ import sys
 import reflex as rx
 
 from storefront.config import get_settings
+from storefront.css_plugin import PurgeRadixCss
 
 _settings = get_settings()
 # The production backend (`reflex run --env prod --backend-only`, see the README) refuses to start
@@ -30,7 +31,12 @@ config = rx.Config(
     plugins=[
         rx.plugins.RadixThemesPlugin(
             theme=rx.theme(appearance="light", accent_color="ruby", gray_color="slate", radius="medium")
-        )
+        ),
+        # Production builds ship only the Radix rules the store can use (storefront/css_plugin.py).
+        PurgeRadixCss(),
     ],
+    # Every built script, stylesheet and page is stored brotli- and gzip-compressed beside itself;
+    # the server sends brotli to browsers that accept it, gzip to the others (Vary: Accept-Encoding).
+    frontend_compression_formats=["brotli", "gzip"],
     disable_plugins=[rx.plugins.SitemapPlugin],
 )
