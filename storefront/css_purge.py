@@ -1,14 +1,17 @@
-"""Purge the built stylesheet of the Radix Themes rules no built page can use (plain Python, no reflex).
+"""Purge the Radix Themes stylesheet of the rules the compiled store cannot use (plain Python, no reflex).
 
-Radix Themes ships one 698 KB stylesheet for every component it has; Vite's bundle only holds the
-components the store imports. A rule is dropped only when one of its selectors' Radix class names
-(`rt-...`, or a breakpoint's `md:rt-...`) can appear nowhere in the built JavaScript and HTML:
+Radix Themes ships one stylesheet (about 800 KB) for every component it has. A rule is dropped only
+when one of its selectors' Radix class names (`rt-...`, or a breakpoint's `md:rt-...`) can appear
+on no page:
 
-- a Radix class is in use when it is a word of the built files, or when a prefix of it is (Radix
-  composes `rt-r-size-2` or `md:rt-r-size-2` at run time from the prop definition's `rt-r-size`);
-- every other selector (the reset, the theme's `.radix-themes`, `.light`/`.dark`, `:root`, the
-  colour scales selected by `[data-accent-color=...]`, the store's own classes, keyframes, fonts)
-  is kept: only Radix component and utility classes are judged.
+- a Radix class is in use when it is a word of the compiled pages in `.web`, of the Radix modules
+  they import (following those modules' own imports) or of the store's Python; a class Radix
+  composes at run time (`rt-r-size-2` from the prop definition's `rt-r-size` and the value) is in
+  use when its prefix is, whatever the value;
+- a breakpoint's class (`md:rt-r-gtc-2`) is in use when a page passes that prop responsively with
+  that breakpoint (`columns:({ ["initial"] : "1", ["md"] : "2" })`);
+- every other selector (the reset, `.radix-themes`, `.light`/`.dark`, `:root`, the colour scales
+  selected by `[data-accent-color=...]`, the store's own classes, keyframes, fonts) is kept.
 """
 
 from __future__ import annotations
@@ -96,27 +99,27 @@ def _block_end(text: str, i: int) -> int:
 def parse(text: str) -> list[Node]:
     """The stylesheet's statements (comments dropped)."""
     nodes: list[Node] = []
-    i, start, n = 0, 0, len(text)
+    i, n = 0, len(text)
     prelude: list[str] = []
     while i < n:
         c = text[i]
         if c in "\"'":
             j = _skip_string(text, i)
             prelude.append(text[i:j])
-            i = start = j
+            i = j
             continue
         if text.startswith("/*", i):
-            i = start = _skip_comment(text, i)
+            i = _skip_comment(text, i)
             continue
         if c == "\\":
             prelude.append(text[i:i + 2])
-            i = start = i + 2
+            i += 2
             continue
         if c == ";":
             head = "".join(prelude).strip()
             if head:
                 nodes.append(Node(head))
-            prelude, i, start = [], i + 1, i + 1
+            prelude, i = [], i + 1
             continue
         if c == "{":
             head = "".join(prelude).strip()
@@ -126,7 +129,7 @@ def parse(text: str) -> list[Node]:
                 nodes.append(Node(head, children=parse(body)))
             else:
                 nodes.append(Node(head, body=body))
-            prelude, i, start = [], end + 1, end + 1
+            prelude, i = [], end + 1
             continue
         if c == "}":
             raise CssSyntaxError("unbalanced braces")
