@@ -106,7 +106,7 @@ def test_store_menus_dialogs_and_toasts_keep_their_styles(page: Page, store_even
     expect(page.get_by_test_id("new-arrivals-panel")).to_be_visible()
     check("new arrivals menu")
     page.keyboard.press("Escape")
-    page.get_by_role("button", name="Search").click()
+    page.locator("header").get_by_role("button", name="Search", exact=True).click()
     expect(page.get_by_role("dialog")).to_be_visible()
     check("search dialog")
     assert background(page, ".rt-DialogContent") != TRANSPARENT
@@ -161,7 +161,7 @@ def test_admin_dialogs_and_selects_keep_their_styles(page: Page) -> None:
     check("dashboard")
     for tab in ("Product Editor", "Categories", "Orders", "Sync & Pricing", "Events"):
         open_tab(page, tab)
-        page.wait_for_load_state("networkidle")
+        expect(page.get_by_role("tab", name=tab)).to_have_attribute("aria-selected", "true")
         check(f"{tab} tab")
 
     open_tab(page, "Categories")
