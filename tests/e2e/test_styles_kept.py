@@ -90,7 +90,8 @@ def test_the_stylesheet_is_purged_and_served_brotli_or_gzip(page: Page, store_ur
         assert "accept-encoding" in response.headers.get("vary", "").lower()
     served = page.request.get(f"{store_url}{href}").text()
     assert len(served) < 0.8 * len((WEB / "node_modules" / "@radix-ui" / "themes" / "styles.css").read_text())
-    assert ".rt-DialogContent" in served and ".rt-ContextMenuContent" not in served
+    assert ".rt-BaseDialogContent" in served and ".rt-SelectContent" in served
+    assert ".rt-ContextMenuContent" not in served and ".rt-TooltipContent" not in served
 
 
 def test_store_menus_dialogs_and_toasts_keep_their_styles(page: Page, store_events: dict[str, int]) -> None:  # noqa: F811
@@ -141,7 +142,7 @@ def test_store_menus_dialogs_and_toasts_keep_their_styles(page: Page, store_even
     event_card(page, "featured", FEATURED["title"]).click()
     expect(page.get_by_role("dialog", name=FEATURED["title"])).to_be_visible()
     check("event dialog")
-    check.assert_kept("rt-DialogContent", "rt-DropdownMenuContent", "rt-BaseMenuSubContent", "rt-RadioGroupItem")
+    check.assert_kept("rt-BaseDialogContent", "rt-DropdownMenuContent", "rt-BaseMenuContent", "rt-BaseRadioRoot")
 
 
 def test_phone_menu_keeps_its_styles(page: Page) -> None:
@@ -183,4 +184,4 @@ def test_admin_dialogs_and_selects_keep_their_styles(page: Page) -> None:
     check("archive dialog")
     assert background(page, ".rt-AlertDialogContent") != TRANSPARENT
     page.get_by_role("alertdialog").get_by_role("button", name="Cancel").click()
-    check.assert_kept("rt-SelectContent", "rt-AlertDialogContent", "rt-DialogContent", "rt-TabsTrigger")
+    check.assert_kept("rt-SelectContent", "rt-BaseDialogContent", "rt-BaseDialogOverlay", "rt-BaseTabListTrigger")
