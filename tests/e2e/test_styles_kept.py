@@ -88,6 +88,10 @@ def test_the_stylesheet_is_purged_and_served_brotli_or_gzip(page: Page, store_ur
         assert response.ok
         assert response.headers.get("content-encoding") == encoding
         assert "accept-encoding" in response.headers.get("vary", "").lower()
+    # The pages too: brotli when the browser takes it, the plain page when it takes nothing.
+    assert page.request.get(f"{store_url}/products", headers={"Accept-Encoding": "br"}).headers.get(
+        "content-encoding") == "br"
+    assert "content-encoding" not in page.request.get(f"{store_url}/products", headers={"Accept-Encoding": "identity"}).headers
     served = page.request.get(f"{store_url}{href}").text()
     assert len(served) < 0.8 * len((WEB / "node_modules" / "@radix-ui" / "themes" / "styles.css").read_text())
     assert ".rt-BaseDialogContent" in served and ".rt-SelectContent" in served
