@@ -6,6 +6,7 @@ import sys
 import reflex as rx
 
 from storefront.config import get_settings
+from storefront.css_plugin import PurgeRadixCss
 from storefront.prerender import ProductTemplate
 
 _settings = get_settings()
@@ -34,6 +35,11 @@ config = rx.Config(
         ),
         # One product page prerendered as the template of every product's first HTML.
         ProductTemplate(),
+        # Production builds ship only the Radix rules the store can use (storefront/css_plugin.py).
+        PurgeRadixCss(),
     ],
+    # Every built script, stylesheet and page is stored brotli- and gzip-compressed beside itself;
+    # the server sends brotli to browsers that accept it, gzip to the others (Vary: Accept-Encoding).
+    frontend_compression_formats=["brotli", "gzip"],
     disable_plugins=[rx.plugins.SitemapPlugin],
 )

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import brotli
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -159,7 +160,9 @@ def _hashes_of(body: bytes, encoding: str) -> tuple[str, ...] | None:
             return inline_script_hashes(gzip.decompress(body))
         if encoding == "deflate":
             return inline_script_hashes(zlib.decompress(body))
-    except (OSError, EOFError, zlib.error):
+        if encoding == "br":
+            return inline_script_hashes(brotli.decompress(body))
+    except (OSError, EOFError, zlib.error, brotli.error):
         pass
     log.warning("A page sent with Content-Encoding %r could not be read: its inline scripts are refused", encoding)
     return None

@@ -11,6 +11,7 @@ import hashlib
 import re
 from pathlib import Path
 
+import brotli
 import pytest
 from fastapi.testclient import TestClient
 from reflex.utils.precompressed_staticfiles import PrecompressedStaticFiles
@@ -122,22 +123,23 @@ def test_inline_scripts_are_found_by_hash_and_scripts_with_a_src_are_not() -> No
 
 @pytest.fixture
 def built(tmp_path: Path) -> Path:
-    """A built front end as Reflex serves it: each page as index.html with its gzip twin."""
+    """A built front end as Reflex serves it: each page as index.html with its brotli and gzip twins."""
     static = tmp_path / "static"
     for page, text in (("", PAGE), ("admin/login/", PAGE.replace("loaderData", "adminLoaderData"))):
         (static / page).mkdir(parents=True, exist_ok=True)
         (static / page / "index.html").write_text(text)
         (static / page / "index.html.gz").write_bytes(gzip.compress(text.encode()))
+        (static / page / "index.html.br").write_bytes(brotli.compress(text.encode()))
     (static / "app.js").write_text("console.log(1)")
     return static
 
 
 def served(static: Path, policy: PagePolicy | None = None) -> TestClient:
-    app = Starlette(routes=[Mount("/", PrecompressedStaticFiles(directory=static, html=True, encodings=["gzip"]))])
+    app = Starlette(routes=[Mount("/", PrecompressedStaticFiles(directory=static, html=True, encodings=["brotli", "gzip"]))])
     return TestClient(SecurityHeaders(app, policy))
 
 
-@pytest.mark.parametrize("encoding", ["gzip", "identity"])
+@pytest.mark.parametrize("encoding", ["br", "gzip", "identity"])
 def test_a_page_allows_exactly_its_own_inline_scripts(built: Path, encoding: str) -> None:
     client = served(built)
     for path, hydration in (("/", HYDRATION), ("/admin/login/", HYDRATION.replace("loaderData", "adminLoaderData"))):
@@ -184,12 +186,12 @@ def test_stripe_hosts_only_when_stripe_takes_the_payments(environment: pytest.Mo
     assert "http://127.0.0.1:4555" in fake["connect-src"] and "http://127.0.0.1:4555" in fake["frame-src"]
 
 
-@pytest.mark.parametrize("encoding", ["gzip", "identity"])
+@pytest.mark.parametrize("encoding", ["br", "gzip", "identity"])
 def test_a_page_the_server_sends_as_a_file_is_hashed_from_that_file(built: Path, encoding: str) -> None:
     """Granian (Reflex's production server) sends files itself: the app answers with
     `http.response.pathsend` and no body, so the hashes come from the file named."""
     app = SecurityHeaders(Starlette(routes=[
-        Mount("/", PrecompressedStaticFiles(directory=built, html=True, encodings=["gzip"]))
+        Mount("/", PrecompressedStaticFiles(directory=built, html=True, encodings=["brotli", "gzip"]))
     ]))
     sent: list[dict] = []
     scope = {
@@ -207,7 +209,7 @@ def test_a_page_the_server_sends_as_a_file_is_hashed_from_that_file(built: Path,
 
     asyncio.run(app(scope, receive, send))
     assert [m["type"] for m in sent] == ["http.response.start", "http.response.pathsend"]
-    assert sent[1]["path"].endswith("index.html.gz" if encoding == "gzip" else "index.html")
+    assert sent[1]["path"].endswith({"br": "index.html.br", "gzip": "index.html.gz"}.get(encoding, "index.html"))
     headers = {k.decode(): v.decode() for k, v in sent[0]["headers"]}
     assert sha256(HYDRATION.replace("loaderData", "adminLoaderData")) in headers["content-security-policy"]
     assert sha256(COLOR_MODE) in headers["content-security-policy"]

@@ -1,0 +1,363 @@
+"""Purge the Radix Themes stylesheet of the rules the compiled store cannot use (plain Python, no reflex).
+
+Radix Themes ships one stylesheet (about 800 KB) for every component it has. A rule is dropped only
+when one of its selectors' Radix class names (`rt-...`, or a breakpoint's `md:rt-...`) can appear
+on no page:
+
+- a Radix class is in use when it is a word of the compiled pages in `.web`, of the Radix modules
+  they import (following those modules' own imports) or of the store's Python; a class Radix
+  composes at run time (`rt-r-size-2` from the prop definition's `rt-r-size` and the value) is in
+  use when its prefix is, whatever the value;
+- a breakpoint's class (`md:rt-r-gtc-2`) is in use when a page passes that prop responsively with
+  that breakpoint (`columns:({ ["initial"] : "1", ["md"] : "2" })`);
+- every other selector (the reset, `.radix-themes`, `.light`/`.dark`, `:root`, the colour scales
+  selected by `[data-accent-color=...]`, the store's own classes, keyframes, fonts) is kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: Radix's breakpoint prefixes of responsive classes (`md:rt-r-size-2`).
+BREAKPOINTS = ("initial", "xs", "sm", "md", "lg", "xl")
+_RADIX_CLASS = re.compile(r"^(?:(?:" + "|".join(BREAKPOINTS) + r"):)?-?rt-")
+#: Words of the built files: class names (with a breakpoint prefix) are made of these characters.
+_WORD = re.compile(r"[A-Za-z0-9_:-]+")
+#: At-rules whose blocks hold rules to judge; every other block (keyframes, font-face) is kept whole.
+_GROUPING = ("@media", "@supports", "@layer", "@container", "@scope", "@document")
+
+
+class CssSyntaxError(ValueError):
+    """The stylesheet could not be read (unbalanced braces or an unterminated string or comment)."""
+
+
+@dataclass
+class Node:
+    """One statement: a rule (`prelude{body}`), a grouping at-rule with children, or `@...;`."""
+
+    prelude: str
+    body: str | None = None
+    children: list[Node] | None = None
+    kept: bool = True
+
+    def css(self) -> str:
+        if self.children is not None:
+            inner = "".join(child.css() for child in self.children)
+            return f"{self.prelude}{{{inner}}}" if inner else ""
+        if self.body is None:
+            return f"{self.prelude};"
+        return f"{self.prelude}{{{self.body}}}" if self.kept else ""
+
+
+def _skip_string(text: str, i: int) -> int:
+    """The index after the string starting at text[i]."""
+    quote, i = text[i], i + 1
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] == quote:
+            return i + 1
+        i += 1
+    raise CssSyntaxError("unterminated string")
+
+
+def _skip_comment(text: str, i: int) -> int:
+    end = text.find("*/", i + 2)
+    if end < 0:
+        raise CssSyntaxError("unterminated comment")
+    return end + 2
+
+
+def _block_end(text: str, i: int) -> int:
+    """The index of the `}` closing the block whose body starts at text[i]."""
+    depth = 0
+    while i < len(text):
+        c = text[i]
+        if c in "\"'":
+            i = _skip_string(text, i)
+            continue
+        if text.startswith("/*", i):
+            i = _skip_comment(text, i)
+            continue
+        if c == "\\":
+            i += 2
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            if depth == 0:
+                return i
+            depth -= 1
+        i += 1
+    raise CssSyntaxError("unbalanced braces")
+
+
+def parse(text: str) -> list[Node]:
+    """The stylesheet's statements (comments dropped)."""
+    nodes: list[Node] = []
+    i, n = 0, len(text)
+    prelude: list[str] = []
+    while i < n:
+        c = text[i]
+        if c in "\"'":
+            j = _skip_string(text, i)
+            prelude.append(text[i:j])
+            i = j
+            continue
+        if text.startswith("/*", i):
+            i = _skip_comment(text, i)
+            continue
+        if c == "\\":
+            prelude.append(text[i:i + 2])
+            i += 2
+            continue
+        if c == ";":
+            head = "".join(prelude).strip()
+            if head:
+                nodes.append(Node(head))
+            prelude, i = [], i + 1
+            continue
+        if c == "{":
+            head = "".join(prelude).strip()
+            end = _block_end(text, i + 1)
+            body = text[i + 1:end]
+            if head.lower().startswith(_GROUPING):
+                nodes.append(Node(head, children=parse(body)))
+            else:
+                nodes.append(Node(head, body=body))
+            prelude, i = [], end + 1
+            continue
+        if c == "}":
+            raise CssSyntaxError("unbalanced braces")
+        prelude.append(c)
+        i += 1
+    if "".join(prelude).strip():
+        raise CssSyntaxError("a statement without its end")
+    return nodes
+
+
+def _split_top_level(selector_list: str) -> list[str]:
+    """The selectors of a list, split on commas outside parentheses, brackets and strings."""
+    parts, depth, current, i = [], 0, [], 0
+    while i < len(selector_list):
+        c = selector_list[i]
+        if c in "\"'":
+            j = _skip_string(selector_list, i)
+            current.append(selector_list[i:j])
+            i = j
+            continue
+        if c == "\\":
+            current.append(selector_list[i:i + 2])
+            i += 2
+            continue
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+            i += 1
+            continue
+        current.append(c)
+        i += 1
+    parts.append("".join(current))
+    return parts
+
+
+_CLASS = re.compile(r"\.((?:[A-Za-z0-9_-]|\\.)+)")
+_UNESCAPE = re.compile(r"\\(.)")
+
+
+def required_classes(selector: str) -> set[str]:
+    """The class names a selector needs on the page: those outside `:is()`, `:not()`, ... and strings."""
+    plain, depth, i = [], 0, 0
+    while i < len(selector):
+        c = selector[i]
+        if c in "\"'":
+            i = _skip_string(selector, i)
+            continue
+        if c == "\\":
+            if depth == 0:
+                plain.append(selector[i:i + 2])
+            i += 2
+            continue
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif depth == 0:
+            plain.append(c)
+        i += 1
+    return {_UNESCAPE.sub(r"\1", name) for name in _CLASS.findall("".join(plain))}
+
+
+def selector_classes(css: str) -> set[str]:
+    """Every class name any rule's selector of a stylesheet names (inside `:is()` etc. too)."""
+    names: set[str] = set()
+
+    def walk(nodes: list[Node]) -> None:
+        for node in nodes:
+            if node.children is not None:
+                walk(node.children)
+            elif node.body is not None and not node.prelude.startswith("@"):
+                stripped = re.sub(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'", "", node.prelude)
+                names.update(_UNESCAPE.sub(r"\1", name) for name in _CLASS.findall(stripped))
+
+    walk(parse(css))
+    return names
+
+
+@dataclass
+class RadixUsage:
+    """What the store can put on a page: the words of its code and the Radix code it imports, and
+    the responsive classes (`sm:rt-r-gtc`) its props ask for."""
+
+    words: set[str] = field(default_factory=set)
+    responsive: set[str] = field(default_factory=set)
+
+    def uses(self, class_name: str) -> bool:
+        """Whether a rule needing `class_name` can match: every class but Radix's is kept."""
+        if not _RADIX_CLASS.match(class_name):
+            return True
+        breakpoint, _, name = class_name.rpartition(":")
+        name = name.lstrip("-")
+        # `rt-r-size-2`, `rt-variant-soft`, `rt-r-m--2` are composed at run time from the prop
+        # definition's `rt-r-size`, `rt-variant`, `rt-r-m` and the value the page passes.
+        while len(name) > len("rt-"):
+            if (f"{breakpoint}:{name}" in self.responsive) if breakpoint else (name in self.words):
+                return True
+            head, sep, _ = name.rpartition("-")
+            if not sep:
+                return False
+            name = head.rstrip("-")
+        return False
+
+
+@dataclass
+class PurgeResult:
+    css: str
+    rules_before: int
+    rules_kept: int
+
+
+def purge(css: str, usage: RadixUsage) -> PurgeResult:
+    """`css` without the selectors naming a Radix class `usage` does not use (and rules left empty)."""
+    nodes = parse(css)
+    counts = [0, 0]
+
+    def judge(items: list[Node]) -> None:
+        for node in items:
+            if node.children is not None:
+                judge(node.children)
+            elif node.body is not None and not node.prelude.startswith("@"):
+                counts[0] += 1
+                selectors = [s for s in _split_top_level(node.prelude)
+                             if all(usage.uses(name) for name in required_classes(s))]
+                node.kept = bool(selectors)
+                if node.kept:
+                    counts[1] += 1
+                    node.prelude = ",".join(s.strip() for s in selectors)
+
+    judge(nodes)
+    return PurgeResult("".join(node.css() for node in nodes), counts[0], counts[1])
+
+
+# --- What the compiled store uses -------------------------------------------------------------
+
+#: The folders of `.web` that are not the compiled store: the packages and the build's output.
+NOT_COMPILED = ("node_modules", "build", "public")
+_SOURCE_SUFFIXES = (".js", ".jsx", ".mjs")
+_THEMES_IMPORT = re.compile(r"import\s*\{([^}]*)\}\s*from\s*[\"']@radix-ui/themes[\"']")
+_RELATIVE_IMPORT = re.compile(r"""(?:from|import)\s*["'](\.{1,2}/[^"']+\.js)["']""")
+#: A responsive prop in the compiled JSX: `columns:({ ["initial"] : "1", ["sm"] : "2" })`.
+_RESPONSIVE_PROP = re.compile(r"([A-Za-z_$][\w$]*)\s*:\s*\(?\{([^{}()]*)\}")
+_BREAKPOINT_KEY = re.compile(r"""\[?\s*["']?(xs|sm|md|lg|xl)["']?\s*\]?\s*:""")
+#: A prop definition in Radix's `*.props.js`: `columns:{type:"enum | string",className:"rt-r-gtc",...}`.
+_PROP_DEF = re.compile(r"([A-Za-z_$][\w$]*)\s*:\s*\{([^{}]*)\}")
+_CLASS_NAME = re.compile(r"""className\s*:\s*["'`](rt-[\w-]+)["'`]""")
+
+
+class PurgeInputError(RuntimeError):
+    """The build does not look as the purger expects: the build stops rather than guess."""
+
+
+def _kebab(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower()
+
+
+def _words(text: str) -> set[str]:
+    words: set[str] = set()
+    for word in _WORD.findall(text):
+        words.add(word)
+        if ":" in word:
+            words.update(word.split(":"))
+    return words
+
+
+def compiled_sources(web_dir: Path) -> list[Path]:
+    """The compiled store's own JavaScript under `web_dir` (pages, memo components, Reflex's utils)."""
+    return sorted(
+        path
+        for path in web_dir.rglob("*")
+        if path.suffix in _SOURCE_SUFFIXES and path.relative_to(web_dir).parts[0] not in NOT_COMPILED
+        and path.is_file()
+    )
+
+
+def radix_files_used(themes_dir: Path, names: Iterable[str]) -> list[Path]:
+    """The Radix Themes modules the imported `names` load, following their relative imports."""
+    components = themes_dir / "dist" / "esm" / "components"
+    todo = []
+    for name in names:
+        path = components / f"{_kebab(name)}.js"
+        if not path.is_file():
+            raise PurgeInputError(f"Radix Themes has no module {path.name} for the imported {name!r}")
+        todo.append(path)
+    seen: set[Path] = set()
+    while todo:
+        path = todo.pop().resolve()
+        if path in seen:
+            continue
+        seen.add(path)
+        for relative in _RELATIVE_IMPORT.findall(path.read_text(encoding="utf-8")):
+            target = (path.parent / relative).resolve()
+            if target.is_file():
+                todo.append(target)
+    return sorted(seen)
+
+
+def radix_usage(web_dir: Path, extra_sources: Iterable[Path] = ()) -> RadixUsage:
+    """What the compiled store in `web_dir` uses of Radix Themes; `extra_sources` (the store's
+    Python, which writes server-side HTML) count as used words too."""
+    sources = compiled_sources(web_dir)
+    if not sources:
+        raise PurgeInputError(f"no compiled pages under {web_dir}: compile the app first")
+    texts = [path.read_text(encoding="utf-8", errors="replace") for path in sources]
+    names = {
+        part.split(" as ")[0].strip()
+        for text in texts
+        for match in _THEMES_IMPORT.finditer(text)
+        for part in match.group(1).split(",")
+        if part.strip()
+    }
+    if not names:
+        raise PurgeInputError("the compiled pages import nothing from @radix-ui/themes")
+    radix_texts = [path.read_text(encoding="utf-8") for path in
+                   radix_files_used(web_dir / "node_modules" / "@radix-ui" / "themes", names)]
+    usage = RadixUsage()
+    for text in [*texts, *radix_texts, *(p.read_text(encoding="utf-8") for p in extra_sources)]:
+        usage.words |= _words(text)
+    class_names_of: dict[str, set[str]] = {}
+    for text in radix_texts:
+        for prop, definition in _PROP_DEF.findall(text):
+            class_names_of.setdefault(prop, set()).update(_CLASS_NAME.findall(definition))
+    for text in texts:
+        for prop, value in _RESPONSIVE_PROP.findall(text):
+            for breakpoint in _BREAKPOINT_KEY.findall(value):
+                usage.responsive.update(f"{breakpoint}:{name}" for name in class_names_of.get(prop, ()))
+    return usage
