@@ -67,7 +67,7 @@ def lighthouse_run(url: str, chromium: str, preset: str = MOBILE) -> LighthouseR
     if not LIGHTHOUSE.exists():
         return LighthouseRun(preset, error=f"lighthouse not installed at {LIGHTHOUSE.relative_to(PROJECT_ROOT)}")
     try:
-        first_html = httpx.get(url, timeout=30).text
+        first_html = httpx.get(url, timeout=30, follow_redirects=True).text
     except httpx.HTTPError as error:
         return LighthouseRun(preset, error=f"GET {url}: {type(error).__name__}: {error}"[:200])
     with tempfile.TemporaryDirectory() as tmp:
