@@ -45,6 +45,8 @@ class LcpElement:
     selector: str = ""
     snippet: str = ""
     path: str = ""
+    #: Whether Lighthouse's path leads to an element of the served HTML (False: made by the JavaScript).
+    in_first_html: bool = False
 
 
 @dataclass(frozen=True)
@@ -119,14 +121,16 @@ def lcp_element(audit: dict, first_html: str) -> LcpElement:
         return LcpElement()
     path, snippet = node.get("path", ""), node.get("snippet", "")
     steps = _path_steps(path)
+    document = parse_html(first_html)
     is_image = (steps[-1][1] == "IMG") if steps else snippet.lower().startswith("<img")
     if not is_image:
         kind = TEXT
-    elif steps and _in_island(steps, parse_html(first_html)):
+    elif steps and _in_island(steps, document):
         kind = ISLAND_IMAGE
     else:
         kind = REACT_IMAGE
-    return LcpElement(kind, node.get("selector", ""), snippet, path)
+    served = kind == ISLAND_IMAGE or bool(steps and steps[0][1] == "HTML" and _walk(document, steps))
+    return LcpElement(kind, node.get("selector", ""), snippet, path, served)
 
 
 def _path_steps(path: str) -> list[tuple[int, str]]:

@@ -62,12 +62,14 @@ def test_an_image_inside_the_first_view_element_is_an_island_image() -> None:
 
 
 def test_an_image_outside_the_first_view_element_is_a_react_image() -> None:
-    assert parse_report(report(REACT_IMG_PATH), FIRST_HTML).lcp_element.kind == REACT_IMAGE
+    element = parse_report(report(REACT_IMG_PATH), FIRST_HTML).lcp_element
+    assert (element.kind, element.in_first_html) == (REACT_IMAGE, True)
 
 
 def test_an_image_missing_from_the_first_html_is_a_react_image() -> None:
     path = "1,HTML,1,BODY,0,DIV,1,MAIN,1,SECTION,2,DIV,0,DIV,0,A,0,DIV,0,IMG"
-    assert parse_report(report(path), FIRST_HTML).lcp_element.kind == REACT_IMAGE
+    element = parse_report(report(path), FIRST_HTML).lcp_element
+    assert (element.kind, element.in_first_html) == (REACT_IMAGE, False)
 
 
 def test_an_island_image_removed_after_it_painted_is_still_an_island_image() -> None:
