@@ -201,12 +201,18 @@ def parse_html(html: str) -> Node:
     return builder.root
 
 
+def _live_children(node: Node) -> list[Node]:
+    """The children as the hydrated page has them: Emotion moves its server-rendered <style> tags into <head>."""
+    return [child for child in node.children if not (child.name == "STYLE" and "data-emotion" in child.attrs)]
+
+
 def _walk(start: Node, steps: list[tuple[int, str]]) -> Node | None:
     node = start
     for index, name in steps:
-        if index >= len(node.children) or node.children[index].name != name:
+        children = _live_children(node)
+        if index >= len(children) or children[index].name != name:
             return None
-        node = node.children[index]
+        node = children[index]
     return node
 
 

@@ -86,6 +86,12 @@ def test_a_removed_image_that_was_not_in_the_island_is_a_react_image() -> None:
                         ).lcp_element.kind == REACT_IMAGE
 
 
+def test_emotion_styles_moved_to_the_head_do_not_count_in_the_path() -> None:
+    served = FIRST_HTML.replace('<section class="grid">', '<style data-emotion="css 1x">.a{}</style><section class="grid">')
+    element = parse_report(report(ISLAND_IMG_PATH), served).lcp_element
+    assert (element.kind, element.in_first_html) == (ISLAND_IMAGE, True)
+
+
 def test_text_and_a_missing_element_are_named() -> None:
     heading = parse_report(report("1,HTML,1,BODY,0,DIV,0,HEADER,0,H1", "<h1>"), FIRST_HTML)
     assert heading.lcp_element.kind == TEXT
