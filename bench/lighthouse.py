@@ -35,6 +35,8 @@ TIMEOUT_S = 240
 #: The element around the server-filled first view (the cards or the product put into the first HTML).
 ISLAND_ATTRIBUTE = "data-first-view"
 ISLAND_IMAGE, REACT_IMAGE, TEXT, UNKNOWN = "island image", "React image", "text", "unknown"
+#: A CSS background image of an element that is not an <img> (the home page's hero).
+BACKGROUND_IMAGE = "background image"
 
 
 @dataclass(frozen=True)
@@ -109,11 +111,27 @@ def parse_report(data: dict, first_html: str, preset: str = MOBILE) -> Lighthous
         preset, scores, numeric("first-contentful-paint"), numeric("largest-contentful-paint"),
         numeric("cumulative-layout-shift"), numeric("total-blocking-time"),
         [str(item.get("description", ""))[:200] for item in errors],
-        lcp_element(audits.get("largest-contentful-paint-element", {}), first_html),
+        lcp_element(audits.get("largest-contentful-paint-element", {}), first_html, _lcp_loads_a_resource(audits)),
     )
 
 
-def lcp_element(audit: dict, first_html: str) -> LcpElement:
+def _lcp_loads_a_resource(audits: dict) -> bool:
+    """Whether the largest paint waited for an image download (an image), or not (text).
+
+    Lighthouse 12's `lcp-breakdown-insight` has resource load subparts only for an image; the element
+    audit's own phases give a load time for one."""
+    for table in audits.get("lcp-breakdown-insight", {}).get("details", {}).get("items", []):
+        subparts = {item.get("subpart") for item in table.get("items", []) if isinstance(item, dict)}
+        if subparts:
+            return "resourceLoadDuration" in subparts
+    for table in audits.get("largest-contentful-paint-element", {}).get("details", {}).get("items", []):
+        for item in table.get("items", []):
+            if item.get("phase") == "Load Time":
+                return bool(item.get("timing"))
+    return False
+
+
+def lcp_element(audit: dict, first_html: str, loads_a_resource: bool = False) -> LcpElement:
     """The LCP element of Lighthouse 12's `largest-contentful-paint-element` audit, with its kind."""
     node = next((item["node"] for table in audit.get("details", {}).get("items", [])
                  for item in table.get("items", []) if isinstance(item.get("node"), dict)), None)
@@ -124,7 +142,7 @@ def lcp_element(audit: dict, first_html: str) -> LcpElement:
     document = parse_html(first_html)
     is_image = (steps[-1][1] == "IMG") if steps else snippet.lower().startswith("<img")
     if not is_image:
-        kind = TEXT
+        kind = BACKGROUND_IMAGE if loads_a_resource else TEXT
     elif steps and _in_island(steps, document):
         kind = ISLAND_IMAGE
     else:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.lighthouse import ISLAND_IMAGE, REACT_IMAGE, TEXT, UNKNOWN, LighthouseRun, parse_report
+from bench.lighthouse import BACKGROUND_IMAGE, ISLAND_IMAGE, REACT_IMAGE, TEXT, UNKNOWN, LighthouseRun, parse_report
 from bench.lighthouse_report import MINIMAL, misses, page_table, target_rows
 
 #: The served HTML of a listing: a heading, then the server-filled island with one card (React's comment kept).
@@ -24,13 +24,20 @@ REACT_IMG_PATH = "1,HTML,1,BODY,0,DIV,1,MAIN,1,SECTION,1,DIV,0,DIV,0,A,0,DIV,0,I
 
 def report(lcp_path: str | None = ISLAND_IMG_PATH, snippet: str = '<img src="/img/1.webp" alt="Tee">', *,
            lcp_ms: float = 3400.0, fcp_ms: float = 3300.0, cls: float = 0.0, tbt_ms: float = 120.0,
-           perf: float = 0.81, others: float = 1.0, console: list[str] | None = None) -> dict:
+           perf: float = 0.81, others: float = 1.0, console: list[str] | None = None,
+           image_loaded: bool | None = None) -> dict:
     """A Lighthouse 12 report as far as the bench reads it (the shape of a real run on this machine)."""
     node_table = {"type": "table", "headings": [{"key": "node", "valueType": "node", "label": "Element"}],
                   "items": [] if lcp_path is None else [{"node": {
                       "type": "node", "lhId": "page-0-IMG", "path": lcp_path,
                       "selector": "div.card > a > div.frame > img", "snippet": snippet, "nodeLabel": "Tee"}}]}
-    phases = {"type": "table", "headings": [{"key": "phase"}], "items": [{"phase": "TTFB", "timing": 450.0}]}
+    if image_loaded is None:
+        image_loaded = lcp_path is not None and lcp_path.endswith("IMG")
+    phases = {"type": "table", "headings": [{"key": "phase"}], "items": [
+        {"phase": "TTFB", "timing": 450.0}, {"phase": "Load Delay", "timing": 0},
+        {"phase": "Load Time", "timing": 130.0 if image_loaded else 0}, {"phase": "Render Delay", "timing": 170.0}]}
+    subparts = ["timeToFirstByte", *(["resourceLoadDelay", "resourceLoadDuration"] if image_loaded else []),
+                "elementRenderDelay"]
     return {
         "lighthouseVersion": "12.8.2",
         "configSettings": {"formFactor": "mobile", "throttlingMethod": "simulate"},
@@ -43,6 +50,8 @@ def report(lcp_path: str | None = ISLAND_IMG_PATH, snippet: str = '<img src="/im
             "total-blocking-time": {"numericValue": tbt_ms, "numericUnit": "millisecond"},
             "largest-contentful-paint-element": {"scoreDisplayMode": "informative",
                                                  "details": {"type": "list", "items": [node_table, phases]}},
+            "lcp-breakdown-insight": {"details": {"type": "list", "items": [
+                {"type": "table", "items": [{"subpart": name, "duration": 10.0} for name in subparts]}]}},
             "errors-in-console": {"score": 0 if console else 1, "details": {"type": "table", "items": [
                 {"source": "console.error", "description": text} for text in console or []]}},
         },
@@ -99,6 +108,15 @@ def test_text_and_a_missing_element_are_named() -> None:
     island_text = parse_report(report(ISLAND_IMG_PATH.rsplit(",", 8)[0] + ",0,DIV,1,P", "<p>"), FIRST_HTML)
     assert island_text.lcp_element.kind == TEXT
     assert parse_report(report(None), FIRST_HTML).lcp_element.kind == UNKNOWN
+
+
+def test_an_element_whose_largest_paint_loaded_an_image_is_a_background_image() -> None:
+    hero = parse_report(report("1,HTML,1,BODY,0,DIV,0,HEADER", "<header>", image_loaded=True), FIRST_HTML)
+    assert hero.lcp_element.kind == BACKGROUND_IMAGE
+    # Without the insight audit, the element audit's load time tells the same.
+    data = report("1,HTML,1,BODY,0,DIV,0,HEADER", "<header>", image_loaded=True)
+    del data["audits"]["lcp-breakdown-insight"]
+    assert parse_report(data, FIRST_HTML).lcp_element.kind == BACKGROUND_IMAGE
 
 
 def test_a_runtime_error_is_a_reason_not_figures() -> None:
