@@ -110,9 +110,15 @@ def parse_report(data: dict, first_html: str, preset: str = MOBILE) -> Lighthous
     return LighthouseRun(
         preset, scores, numeric("first-contentful-paint"), numeric("largest-contentful-paint"),
         numeric("cumulative-layout-shift"), numeric("total-blocking-time"),
-        [str(item.get("description", ""))[:200] for item in errors],
+        [_console_error(item) for item in errors],
         lcp_element(audits.get("largest-contentful-paint-element", {}), first_html, _lcp_loads_a_resource(audits)),
     )
+
+
+def _console_error(item: dict) -> str:
+    """One `errors-in-console` item: its text and, when Lighthouse names one, the URL it came from."""
+    url = (item.get("sourceLocation") or {}).get("url", "")
+    return f"{str(item.get('description', ''))[:200]}{f' ({url})' if url else ''}"
 
 
 def _lcp_loads_a_resource(audits: dict) -> bool:

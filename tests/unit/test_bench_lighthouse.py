@@ -53,7 +53,9 @@ def report(lcp_path: str | None = ISLAND_IMG_PATH, snippet: str = '<img src="/im
             "lcp-breakdown-insight": {"details": {"type": "list", "items": [
                 {"type": "table", "items": [{"subpart": name, "duration": 10.0} for name in subparts]}]}},
             "errors-in-console": {"score": 0 if console else 1, "details": {"type": "table", "items": [
-                {"source": "console.error", "description": text} for text in console or []]}},
+                {"source": "console.error", "description": text,
+                 **({"sourceLocation": {"url": "http://x/favicon.ico"}} if text == "404" else {})}
+                for text in console or []]}},
         },
     }
 
@@ -63,6 +65,7 @@ def test_the_metrics_scores_and_console_errors_are_read() -> None:
     assert (run.fcp_ms, run.lcp_ms, run.cls, run.tbt_ms) == (3300.0, 3400.0, 0.0, 120.0)
     assert run.scores == {"performance": 81, "accessibility": 100, "best-practices": 100, "seo": 100}
     assert run.console_errors == ["Minified React error #418"]
+    assert parse_report(report(console=["404"]), FIRST_HTML).console_errors == ["404 (http://x/favicon.ico)"]
     assert run.lcp_element.selector == "div.card > a > div.frame > img"
 
 
