@@ -22,7 +22,7 @@ export PATH := $(NODE_DIR)/bin:$(VENV)/bin:$(PATH)
 export REFLEX_USE_NPM := 1
 export PORT ?= 3000
 
-.PHONY: run dev test test-fast test-unit test-e2e migrate prepare bench lint install clean node-package
+.PHONY: run dev test test-fast test-unit test-e2e migrate prepare bench bench-lighthouse lint install clean node-package
 
 install: $(VENV)/.installed $(NODE)
 
@@ -100,6 +100,10 @@ $(PY_SPY): $(VENV)/.installed-dev
 bench: install $(VENV)/.installed-dev $(LIGHTHOUSE) $(PY_SPY)
 	@flock -n /tmp/e2e.lock true || echo "bench: waiting for /tmp/e2e.lock (browser tests are using .web) ..."
 	flock /tmp/e2e.lock $(PY) -m bench
+
+# Only the Lighthouse part (the store and the minimal page still built and served): BENCH_PARTS=lighthouse.
+bench-lighthouse:
+	BENCH_PARTS=lighthouse $(MAKE) bench
 
 clean:
 	rm -rf .web data/.tmp

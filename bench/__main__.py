@@ -93,6 +93,11 @@ def main() -> None:
         served_rows(rows, raw)
     print(render_table(rows))
     print()
+    if "lighthouse_table" in raw:
+        print("Lighthouse, every page (mobile: Lighthouse's default preset, simulated throttling; desktop: "
+              "--preset=desktop):")
+        print(raw["lighthouse_table"])
+        print()
     print(summary(rows))
     write_results(RESULTS, rows, raw)
     print(f"results written to {RESULTS.relative_to(Path.cwd()) if RESULTS.is_relative_to(Path.cwd()) else RESULTS}")

@@ -14,7 +14,8 @@ from playwright.sync_api import Browser
 
 from bench import page_metrics, profile
 from bench.hot_paths import time_hot_paths
-from bench.lighthouse import CATEGORIES, lighthouse_scores
+from bench.lighthouse import MOBILE, PRESETS, LighthouseRun, lighthouse_run
+from bench.lighthouse_report import MINIMAL, page_table, target_rows
 from bench.checkouts import run_checkouts
 from bench.report import Row, fmt, limit_row, missing_row, ratio, ratio_row
 from bench.servers import ServedApp, rss_kib
@@ -127,24 +128,18 @@ def shopper_rows(browser: Browser, store: ServedApp, blank: ServedApp) -> tuple[
 
 
 def lighthouse_rows(pages: dict[str, str], blank_url: str, chromium: str) -> tuple[list[Row], Raw]:
-    """Lighthouse scores of every page beside the minimal page's."""
-    blank = lighthouse_scores(blank_url, chromium)
-    raw: Raw = {"minimal": asdict(blank)}
-    if blank.error:
-        return [missing_row("lighthouse", "minimal page", blank.error)], {"lighthouse": raw}
-    rows = []
-    for name, url in pages.items():
-        result = lighthouse_scores(url, chromium)
-        raw[name] = asdict(result)
-        if result.error:
-            rows.append(missing_row("lighthouse", name, result.error))
-            continue
-        for category in CATEGORIES:
-            value = result.scores.get(category, float("nan"))
-            floor = blank.scores.get(category, 100) if category == "performance" else 100
-            rows.append(limit_row("lighthouse", f"{name} {category}", value, "", at_least=floor,
-                                  reference=f"{blank.scores.get(category, float('nan')):g}"))
-    return rows, {"lighthouse": raw}
+    """Lighthouse on every page and the minimal page, mobile preset then desktop: the mobile targets as rows,
+    every page's figures as a table of their own (raw["lighthouse_table"], printed after the main table)."""
+    urls = {MINIMAL: blank_url, **pages}
+    runs: dict[str, dict[str, LighthouseRun]] = {name: {} for name in urls}
+    for preset in PRESETS:
+        for name, url in urls.items():
+            runs[name][preset] = lighthouse_run(url, chromium, preset)
+    store = {name: by_preset[MOBILE] for name, by_preset in runs.items() if name != MINIMAL}
+    raw: Raw = {"lighthouse": {name: {preset: asdict(run) for preset, run in by_preset.items()}
+                               for name, by_preset in runs.items()},
+                "lighthouse_table": page_table(runs)}
+    return target_rows(store, runs[MINIMAL][MOBILE]), raw
 
 
 TWO_WORKER_TARGET = 1.7

@@ -93,6 +93,11 @@ def render_table(rows: list[Row]) -> str:
             row.target, met_label(row.met),
         ])
         previous = row.section
+    return render_markdown(header, lines)
+
+
+def render_markdown(header: tuple[str, ...], lines: list[list[str]]) -> str:
+    """A Markdown table with padded columns."""
     widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
     out = ["| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |",
            "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
