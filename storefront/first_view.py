@@ -1,4 +1,5 @@
-"""The first view in the first HTML: the server writes a listing's first cards into the page it sends.
+"""The first view in the first HTML: the server writes a listing's first cards, a product's opening
+view and each page's head (page_head.py) into the page it sends.
 
 The production build prerenders each page with its loading state (skeletons). A listing page
 holds an empty `[data-first-view]` element (components/product_card.py `first_view_island`); this
@@ -22,6 +23,9 @@ from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from storefront.collections import get_collection
+from storefront.config import Settings, get_settings
+from storefront.page_head import PageHead, head_for, not_found_head, with_head
+from storefront.page_texts import EVENTS_ROUTE
 from storefront.components.product_card import card_html
 from storefront.components.product_view import PRODUCT_VIEW, product_markup
 from storefront.components.markup import to_html
@@ -34,6 +38,8 @@ from storefront.state.catalog import NEW_ARRIVALS_LIMIT, PRODUCTS_PAGE_SIZE, SEA
 
 log = logging.getLogger(__name__)
 
+#: The back office's pages go out as built (no first view, no public head).
+ADMIN_ROUTE = "/admin"
 #: Product pages: each one is served from the one template the build prerenders (prerender.py).
 PRODUCT_PREFIX = "/product/"
 #: The scope key where ServedRoutes keeps the address a page was asked for (it rewrites the path).
@@ -99,24 +105,60 @@ def fill_page(page: str, fill: Fill) -> str:
     return pattern.sub(lambda m: m.group(1) + fill.html + m.group(2), page, count=1)
 
 
-class FirstView:
-    """Fills the first view of the pages ServedRoutes marked (`PAGE_PATH` in the scope)."""
+@dataclass(frozen=True)
+class Rewrite:
+    """How a page goes out: its first view (if it has one), its head, its status."""
 
-    def __init__(self, app: ASGIApp, view: Callable[[str, str], Fill | None] = first_view) -> None:
+    fill: Fill | None
+    head: PageHead | None
+    status: int = 200
+
+    def apply(self, page: str) -> str:
+        if self.fill is not None:
+            page = fill_page(page, self.fill)
+        return with_head(page, self.head) if self.head is not None else page
+
+
+def page_rewrite(path: str, query: str, settings: Settings) -> Rewrite | None:
+    """What the page at `path` gets written into it: its first view and its head (page_head.py);
+    a product that is not in the store answers 404 with the not-found page's head. None leaves the
+    page as built (the back office). Runs in a worker thread (it reads the database)."""
+    if path == ADMIN_ROUTE or path.startswith(ADMIN_ROUTE + "/"):
+        return None
+    arguments = {name: values[0] for name, values in parse_qs(query).items()}
+    # An event that is gone still leaves the events page, with the page's own head.
+    head = head_for(path, settings, arguments) or (head_for(path, settings) if path == EVENTS_ROUTE else None)
+    fill = first_view(path, query)
+    if fill is not None and fill.status == 404:
+        return Rewrite(fill, not_found_head(settings), 404)
+    if fill is None and head is None:
+        return None
+    return Rewrite(fill, head)
+
+
+class FirstView:
+    """Writes the first view and the head into the pages ServedRoutes marked (`PAGE_PATH` in the scope)."""
+
+    def __init__(
+        self, app: ASGIApp, settings: Settings | None = None,
+        rewrite: Callable[[str, str, Settings], Rewrite | None] = page_rewrite,
+    ) -> None:
         self.app = app
-        self.view = view
+        self.settings = settings or get_settings()
+        self.rewrite = rewrite
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get(PAGE_PATH) if scope["type"] == "http" else None
         if path is None or scope["method"] != "GET":
             await self.app(scope, receive, send)
             return
+        query = scope.get("query_string", b"").decode("latin-1")
         try:
-            fill = await asyncio.to_thread(self.view, path, scope.get("query_string", b"").decode("latin-1"))
-        except Exception:  # the page still works without it: its cards come with the websocket
+            rewrite = await asyncio.to_thread(self.rewrite, path, query, self.settings)
+        except Exception:  # the page still works as built: its cards come with the websocket
             log.exception("the first view of %s could not be read", path)
-            fill = None
-        if fill is None:
+            rewrite = None
+        if rewrite is None:
             await self.app(scope, receive, send)
             return
         accepts_gzip = any(
@@ -141,8 +183,8 @@ class FirstView:
         async def send_page(start: Message, page: bytes) -> None:
             response_headers = MutableHeaders(scope=start)
             if start.get("status") == 200 and response_headers.get("content-type", "").startswith("text/html"):
-                page = fill_page(page.decode("utf-8"), fill).encode("utf-8")
-                start = {**start, "status": fill.status}
+                page = rewrite.apply(page.decode("utf-8")).encode("utf-8")
+                start = {**start, "status": rewrite.status}
                 del response_headers["etag"]
                 del response_headers["last-modified"]
                 if accepts_gzip:

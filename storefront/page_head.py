@@ -74,7 +74,7 @@ class PageImage:
 @dataclass(frozen=True, slots=True)
 class PageHead:
     """What a page's <head> tells search engines and link previews; `tags` is the escaped HTML of
-    every tag but the <title> (description, robots, canonical, OpenGraph, Twitter, JSON-LD)."""
+    every tag but the <title> and the JSON-LD (description, robots, canonical, OpenGraph, Twitter)."""
 
     title: str
     description: str
@@ -83,6 +83,11 @@ class PageHead:
     noindex: bool
     tags: str
     json_ld: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def scripts(self) -> str:
+        """The JSON-LD blocks as <script type="application/ld+json"> tags, safe inside a script."""
+        return "".join(f'<script type="application/ld+json">{json_for_script(data)}</script>' for data in self.json_ld)
 
 
 # --------------------------------------------------------------------------- text and addresses
@@ -186,7 +191,6 @@ def build_head(
             ("twitter:image:alt", image.alt),
         )
     ]
-    tags += [f'<script type="application/ld+json">{json_for_script(data)}</script>' for data in json_ld]
     return PageHead(
         title=page_title(title),
         description=description,
@@ -371,7 +375,9 @@ _REPLACED = re.compile(
 
 def with_head(page: str, head: PageHead) -> str:
     """The prerendered page with `head`'s title and tags in place of the title, description,
-    robots, canonical, OpenGraph, Twitter and JSON-LD tags it had; everything else unchanged."""
+    robots, canonical, OpenGraph, Twitter and JSON-LD tags it had; everything else unchanged. The
+    JSON-LD goes last in the head: React hydrates the head's own elements in order and takes a
+    script among them for one of its own (error #418), while it passes over what follows them."""
     end = _HEAD_END.search(page)
     cut = end.start() if end else len(page)
     before, after = page[:cut], page[cut:]
@@ -382,5 +388,5 @@ def with_head(page: str, head: PageHead) -> str:
         before = before[: title.start()] + fresh + _TITLE.sub("", before[title.end() :])
     else:
         before += fresh
-    return before + after
+    return before + head.scripts + after
 

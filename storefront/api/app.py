@@ -237,7 +237,7 @@ def create_api(
         settings, engine=engine, gateway=gateway, provider=provider, clock=clock, tryon_engine=tryon_engine
     )
     if pages is not None:
-        api.add_middleware(pages)
+        api.add_middleware(pages, settings=settings)
     # Behind a proxy or load balancer every request comes from it; the client's own address (what
     # the rate limits count by) is read from X-Forwarded-For, believed only from TRUSTED_PROXIES.
     # Reflex's production server (granian) does not read the header itself.

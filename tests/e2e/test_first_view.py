@@ -3,9 +3,11 @@ as what the page shows once React has taken over: same markup, same cards, no co
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
-from html import unescape
+from html import escape, unescape
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -161,3 +163,52 @@ def test_no_page_logs_a_console_error_while_it_hydrates(browser: Browser, store:
     finally:
         page.close()
     assert errors == []
+
+
+def _meta(html: str, key: str) -> str:
+    """The content of the first <meta property|name=key> of a page."""
+    match = re.search(r'<meta (?:property|name)="' + re.escape(key) + r'" content="([^"]*)"', html)
+    assert match, f"no {key} meta"
+    return unescape(match.group(1))
+
+
+def test_a_product_link_previews_with_its_picture_title_and_price(store: StoreServer) -> None:
+    """What a link-preview checker reads with one plain GET: OpenGraph, the Product JSON-LD."""
+    product_id = _first_product(store)
+    html = first_html(store, f"/product/{product_id}")
+    head = html[: html.index("</head>")]
+    title = unescape(re.search(r"<h1[^>]*>(.*?)</h1>", island(html, "product")).group(1))
+    assert _meta(head, "og:title").startswith(title)
+    assert _meta(head, "og:type") == "product"
+    image = urlsplit(_meta(head, "og:image"))
+    assert image.scheme in ("http", "https") and image.netloc
+    picture = httpx.get(store.url + image.path)
+    assert picture.status_code == 200 and picture.headers["content-type"].startswith("image/")
+    assert re.fullmatch(r"\d+\.\d\d", _meta(head, "product:price:amount"))
+    assert _meta(head, "twitter:card") == "summary_large_image"
+    assert re.search(r'<link rel="canonical" href="[^"]+/product/' + re.escape(product_id) + '"', head)
+    blocks = [json.loads(b) for b in re.findall(r'<script type="application/ld\+json">(.*?)</script>', head, re.S)]
+    product = next(b for b in blocks if b.get("@type") == "Product")
+    assert product["name"] == title
+    assert product["offers"]["price"] == _meta(head, "product:price:amount")
+    assert product["offers"]["priceCurrency"] == "USD"
+    assert any(b.get("@type") == "BreadcrumbList" for b in blocks)
+    # The page's own title, not the template's, also after React has taken over the head.
+    assert re.search(r"<title>" + re.escape(escape(title, quote=False)), head)
+
+
+@pytest.mark.parametrize("path", ["/", "/products", "/collections/swdnn", "/new-arrivals", "/tours-and-events"])
+def test_every_public_page_has_its_own_title_description_and_canonical_link(store: StoreServer, path: str) -> None:
+    head = first_html(store, path).split("</head>")[0]
+    assert len(re.findall(r"<title>", head)) == 1
+    assert _meta(head, "description")
+    canonical = re.search(r'<link rel="canonical" href="([^"]+)"', head)
+    assert canonical and urlsplit(canonical.group(1)).path.rstrip("/") == path.rstrip("/")
+    assert urlsplit(_meta(head, "og:image")).scheme in ("http", "https")
+
+
+def test_robots_and_the_sitemap_are_served_to_crawlers(store: StoreServer) -> None:
+    robots = httpx.get(store.url + "/robots.txt")
+    assert robots.status_code == 200 and "Disallow: /admin" in robots.text and "Sitemap: " in robots.text
+    sitemap = httpx.get(store.url + "/sitemap.xml")
+    assert sitemap.status_code == 200 and f"/product/{_first_product(store)}</loc>" in sitemap.text

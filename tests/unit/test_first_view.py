@@ -10,12 +10,15 @@ from pathlib import Path
 from storefront.components.product_card import EAGER_CARDS, card_html
 from storefront.components.product_view import product_markup
 from storefront.components.markup import to_html
-from storefront.first_view import PAGE_PATH, Fill, FirstView, fill_page
+from storefront.config import Settings
+from storefront.first_view import PAGE_PATH, Fill, FirstView, Rewrite, fill_page
+from storefront.page_head import not_found_head
 from storefront.prerender import TEMPLATE, with_template
 from storefront.served_routes import ServedRoutes
 from storefront.services.catalog.catalog import PLACEHOLDER_IMAGE, ColourChoice, ProductDetail
 from storefront.services.media.images import Picture
 
+SETTINGS = Settings()
 HOSTILE = '<img src=x onerror=alert(1)>'
 PAGE = (
     '<html><body><main><div class="rx-Html rt-Grid" data-first-view="products"></div>'
@@ -122,11 +125,11 @@ def _serve(page: bytes, fill: Fill | None, headers: list[tuple[bytes, bytes]], p
         scope[PAGE_PATH] = path
     seen: list[tuple[str, str]] = []
 
-    def view(page_path: str, query: str) -> Fill | None:
+    def rewrite(page_path: str, query: str, settings) -> Rewrite | None:
         seen.append((page_path, query))
-        return fill
+        return None if fill is None else Rewrite(fill, None, fill.status)
 
-    asyncio.run(FirstView(inner, view)(scope, None, send))
+    asyncio.run(FirstView(inner, SETTINGS, rewrite)(scope, None, send))
     body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
     return asked[0], sent[0], body, seen
 
@@ -177,3 +180,10 @@ def test_the_build_prerenders_the_product_template_beside_every_static_page() ->
     assert written.rstrip().endswith("export default config;")
     unrendered = 'export default {"basename": "/", "ssr": false};'
     assert with_template(unrendered) == unrendered
+
+
+def test_a_rewrite_writes_the_first_view_and_the_head() -> None:
+    page = '<html><head><title>Our Products | SWDNN</title></head><body>' + PAGE + "</body></html>"
+    written = Rewrite(Fill("products", "<p>cards</p>"), not_found_head(SETTINGS), 404).apply(page)
+    assert "<p>cards</p></div>" in written
+    assert "Our Products | SWDNN" not in written and 'name="robots"' in written

@@ -61,7 +61,7 @@ def _tags(head: PageHead) -> dict[str, str]:
 
 def _json_ld(head: PageHead) -> dict[str, dict]:
     """The head's JSON-LD blocks by @type, parsed."""
-    blocks = [json.loads(text) for text in _LD.findall(head.tags)]
+    blocks = [json.loads(text) for text in _LD.findall(head.scripts)]
     return {block["@type"]: block for block in blocks}
 
 
@@ -195,9 +195,11 @@ def test_a_hostile_product_title_is_escaped_everywhere(
     _priced(engine, product_id, title=ATTACK, price_cents=2500)
     head = head_for(f"/product/{product_id}", settings, engine=engine)
     assert head is not None
-    assert "<img" not in head.tags and "<img" not in with_head("<head><title>x</title></head>", head).split("</title>")[0]
-    # The only </script> are the two JSON-LD blocks' own ends.
-    assert head.tags.count("</script>") == 2 and "\\u003c/script\\u003e\\u003cimg" in head.tags
+    served = with_head("<head><title>x</title></head>", head)
+    assert "<img" not in head.tags and "<img" not in served.split("</head>")[0]
+    # The only </script> are the two JSON-LD blocks' own ends, last in the head.
+    assert head.scripts.count("</script>") == 2 and "\\u003c/script\\u003e\\u003cimg" in head.scripts
+    assert served.endswith(head.scripts + "</head>")
     assert _json_ld(head)["Product"]["name"] == ATTACK  # the JSON still says what the title says
     assert _tags(head)["og:title"] == ATTACK
     page = with_head(PRERENDERED.read_text(), head)
