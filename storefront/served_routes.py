@@ -32,6 +32,8 @@ def prerendered_page(static_dir: Path, path: str) -> bool:
 def page_served(static_dir: Path, path: str) -> str | None:
     """The built page that answers `path`: its prerendered page, or for a product the one template
     the build prerenders for every product (storefront/prerender.py). None when no page does."""
+    if path == "/":
+        return path if (static_dir / "index.html").is_file() else None
     if prerendered_page(static_dir, path):
         return path + "/"
     product_id = path.removeprefix(PRODUCT_PREFIX)

@@ -233,9 +233,9 @@ def first_view_island(name: str, classes: str = GRID_CLASSES) -> rx.Component:
     React keeps what the server wrote while it hydrates (inner HTML is opaque to it); the element
     stays empty when the page is reached inside the app."""
     filled = Var(_js_expr=f"(document.querySelector('[data-first-view=\"{name}\"]')?.childElementCount ?? 0) > 0")
-    return rx.html(
-        "", class_name=classes, custom_attrs={"data-first-view": name}, on_mount=FIRST_VIEW_SHOWN.set_value(filled)
-    )
+    props = {"class_name": classes, "custom_attrs": {"data-first-view": name}, "on_mount": FIRST_VIEW_SHOWN.set_value(filled)}
+    # Raw HTML of an empty string: React writes nothing there, only the server does (escaped markup).
+    return rx.html("", **props)
 
 
 def product_results(

@@ -166,10 +166,11 @@ def test_every_product_address_is_served_from_the_one_template(tmp_path: Path) -
     assert seen[-1]["path"] == "/product/abc"  # no template built: unchanged
     (tmp_path / TEMPLATE.lstrip("/")).mkdir(parents=True)
     (tmp_path / TEMPLATE.lstrip("/") / "index.html").write_text("<html></html>")
-    for path in ("/product/abc", "/product/abc.js", "/product/a/b"):
+    (tmp_path / "index.html").write_text("<html></html>")
+    for path in ("/product/abc", "/product/abc.js", "/product/a/b", "/"):
         asyncio.run(app({"type": "http", "method": "GET", "path": path, "raw_path": path.encode()}, None, None))
     assert [(s["path"], s.get(PAGE_PATH)) for s in seen[1:]] == [
-        (TEMPLATE + "/", "/product/abc"), ("/product/abc.js", None), ("/product/a/b", None),
+        (TEMPLATE + "/", "/product/abc"), ("/product/abc.js", None), ("/product/a/b", None), ("/", "/"),
     ]
 
 
