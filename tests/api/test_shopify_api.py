@@ -37,7 +37,8 @@ def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
     monkeypatch.setenv("DATA_DIR", str(tmp_path))
     monkeypatch.delenv("UPLOAD_DIR", raising=False)
     monkeypatch.setenv("SHOPIFY_STORE_DOMAIN", "")
-    monkeypatch.setenv("SHOPIFY_ACCESS_TOKEN", "")
+    for name in ("SHOPIFY_ACCESS_TOKEN", "SHOPIFY_STOREFRONT_TOKEN", "SHOPIFY_STOREFRONT_PRIVATE_TOKEN"):
+        monkeypatch.setenv(name, "")
     return Settings()
 
 
@@ -232,7 +233,7 @@ def fake_store() -> Iterator[FakeShopifyServer]:
 
 def _store_api(settings: Settings, engine: Engine, fake: FakeShopifyServer, clock: Clock | None = None) -> FastAPI:
     api = create_api(settings, engine=engine, clock=lambda: PINNED)
-    catalogue = ShopifyCatalogue(base_url=fake.base_url, token=fake.token, clock=clock or time.monotonic)
+    catalogue = ShopifyCatalogue(shop_root=fake.base_url, storefront_token=fake.token, clock=clock or time.monotonic)
     api.state.store_catalogue = catalogue
     if clock is not None:
         api.state.store_health = StoreHealth(catalogue, clock=clock)
@@ -247,10 +248,10 @@ def test_100_status_checks_ask_shopify_once_a_minute(
     with TestClient(_store_api(settings, engine, fake_store, clock)) as client:
         answers = [client.get("/api/shopify/test") for _ in range(100)]
         assert {(a.status_code, a.json()["status"]) for a in answers} == {(200, "connected")}
-        assert len(fake_store.requests_to("/shop.json")) == 1
+        assert len(fake_store.requests_to("storefront", "shop {")) == 1
         clock.now += STATUS_TTL + 1
         assert client.get("/api/shopify/test").json()["status"] == "connected"
-        assert len(fake_store.requests_to("/shop.json")) == 2
+        assert len(fake_store.requests_to("storefront", "shop {")) == 2
 
 
 def test_an_unknown_product_asked_twice_reaches_shopify_once(
@@ -260,7 +261,7 @@ def test_an_unknown_product_asked_twice_reaches_shopify_once(
         for _ in range(2):
             response = client.get("/api/shopify/products/987654321")
             assert (response.status_code, response.json()["error"]) == (404, PRODUCT_NOT_FOUND)
-    assert len(fake_store.requests_to("/products/987654321.json")) == 1
+    assert len(fake_store.requests_to("storefront", "product(id:")) == 1
 
 
 def test_the_store_routes_answer_429_past_the_per_address_limit(
