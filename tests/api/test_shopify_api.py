@@ -278,3 +278,22 @@ def test_the_store_routes_answer_429_past_the_per_address_limit(
     assert refused.status_code == 429
     assert refused.json()["error"] == TOO_MANY_STORE_REQUESTS
     assert int(refused.headers["Retry-After"]) == 55  # the minute's window ends 55 s after 12:00:05
+
+
+def test_the_status_route_answers_connected_on_the_admin_fallback_and_error_for_a_refused_token(
+    settings: Settings, engine: Engine, fake_store: FakeShopifyServer
+) -> None:
+    for options, expected in (({"admin_token": fake_store.admin_token}, "connected"),
+                              ({"storefront_token": "sf_wrong"}, "error")):
+        api = create_api(settings, engine=engine, clock=lambda: PINNED)
+        api.state.store_catalogue = ShopifyCatalogue(shop_root=fake_store.base_url, **options)
+        with TestClient(api) as client:
+            answer = client.get("/api/shopify/test").json()
+            listed = client.get("/api/shopify/products", params={"limit": 5})
+        assert answer["status"] == expected, answer
+        if expected == "error":
+            assert "401" in answer["message"] and "sf_wrong" not in answer["message"]
+            assert listed.status_code == 502 and listed.json()["error"] == PRODUCTS_FAILED
+        else:
+            assert len(listed.json()["products"]) == 5
+    assert {r.api for r in fake_store.requests} == {"admin", "storefront"}
