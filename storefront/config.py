@@ -60,9 +60,16 @@ class Settings(BaseSettings):
     printify_webhook_secret: str = ""
     printify_api_base: str = "https://api.printify.com/v1/"
     shopify_store_domain: str = ""
+    #: Storefront API tokens: the public one (X-Shopify-Storefront-Access-Token) or, preferred on a
+    #: server, the private one (Shopify-Storefront-Private-Token).
+    shopify_storefront_token: str = ""
+    shopify_storefront_private_token: str = ""
+    #: Legacy Admin API token: used (Admin GraphQL API) only when no storefront token is set.
     shopify_access_token: str = ""
-    shopify_api_version: str = "2023-07"
-    #: Admin API root; empty: https://{SHOPIFY_STORE_DOMAIN}/admin/api/{SHOPIFY_API_VERSION}/ (tests point it at a fake).
+    #: The Shopify API version (YYYY-MM); 2026-10 is the latest stable one in late 2026, supported until 2027-10-01.
+    shopify_api_version: str = Field(default="2026-10", pattern=r"^(\d{4}-(01|04|07|10)|unstable)$")
+    #: The shop's root; empty: https://{SHOPIFY_STORE_DOMAIN} (tests point it at a fake). The client
+    #: appends /api/{version}/graphql.json (Storefront) or /admin/api/{version}/graphql.json (Admin).
     shopify_api_base: str = ""
     #: 'local' (MediaPipe, offline) or 'remote' (TRYON_ENDPOINT, falling back to local on failure);
     #: empty: remote when TRYON_ENDPOINT is set, else local.
@@ -225,6 +232,12 @@ class Settings(BaseSettings):
     def allowed_origin_list(self) -> list[str]:
         """ALLOWED_ORIGINS as a list (Reflex's cors_allowed_origins)."""
         return self.allowed_origins.split(",")
+
+    @property
+    def shopify_connected(self) -> bool:
+        """Whether a Shopify token is set (the store domain is needed too for the real catalogue)."""
+        return bool(self.shopify_storefront_token or self.shopify_storefront_private_token
+                    or self.shopify_access_token)
 
     @property
     def uses_demo_provider(self) -> bool:

@@ -88,9 +88,10 @@ def intent_payments(settings: Settings) -> IntentPayments | None:
 
 
 def store_catalogue(settings: Settings) -> StoreCatalogue:
-    """The Shopify Admin REST client when SHOPIFY_STORE_DOMAIN and SHOPIFY_ACCESS_TOKEN are both
-    set, else the embedded demo catalogue (pictures drawn under upload_dir, served at /uploads)."""
-    if settings.shopify_store_domain and settings.shopify_access_token:
+    """The Shopify GraphQL client when SHOPIFY_STORE_DOMAIN and a token are set (a Storefront token,
+    or the legacy Admin token SHOPIFY_ACCESS_TOKEN), else the embedded demo catalogue (pictures
+    drawn under upload_dir, served at /uploads)."""
+    if settings.shopify_store_domain and settings.shopify_connected:
         from storefront.services.shopify.client import ShopifyCatalogue
 
         return ShopifyCatalogue(settings)

@@ -27,6 +27,7 @@ from storefront.services.shopify.catalogue import (
     StoreStatus,
 )
 from storefront.services.shopify.health import StoreHealth
+from storefront.services.shopify.graphql import set_buyer_ip
 from storefront.services.shopify.throttle import store_key
 from storefront.services.shopify.sanitize import sanitize_html
 
@@ -37,6 +38,7 @@ async def throttle(request: Request) -> None:
     caches do not hold is paid for from the store's own request budget."""
     limiter = request.app.state.services.store_limiter
     await asyncio.to_thread(limiter.check, store_key(client_address(request)))
+    set_buyer_ip(client_address(request))  # the store's requests for this route name this shopper
 
 
 router = APIRouter(tags=["store catalogue"], dependencies=[Depends(throttle)])

@@ -11,10 +11,10 @@ SETUP_STEPS = [
     "orders and webhooks scopes.",
     "Set PRINTIFY_API_TOKEN (and PRINTIFY_SHOP_ID to pick a shop other than the first) in the "
     "store's environment, then restart it.",
-    "For the second catalogue, set SHOPIFY_STORE_DOMAIN, SHOPIFY_ACCESS_TOKEN and "
-    "SHOPIFY_API_VERSION (for example 2023-07).",
+    "For the second catalogue, set SHOPIFY_STORE_DOMAIN and a Storefront API token "
+    "(SHOPIFY_STOREFRONT_PRIVATE_TOKEN or SHOPIFY_STOREFRONT_TOKEN); SHOPIFY_API_VERSION defaults to 2026-10.",
     "Limits: Printify allows 600 requests per minute globally and 200 per 30 minutes for "
-    "publishing; the store platform typically 2-4 requests per second.",
+    "publishing; the store platform's Storefront API has no fixed request limit (bots are throttled).",
 ]
 
 

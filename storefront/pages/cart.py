@@ -76,17 +76,22 @@ def order_summary() -> rx.Component:
 
 
 def store_checkout_button() -> rx.Component:
-    """'Checkout on <store name>': opens the store's cart permalink in a new tab when the store is
-    connected; otherwise disabled, with the reason beside it (demo mode needs a connected store)."""
+    """'Checkout on <store name>': makes a cart on the store for the store lines and goes to its
+    checkout when the store is connected (what the store refuses is listed under it); otherwise
+    disabled, with the reason beside it (demo mode needs a connected store)."""
     label = "Checkout on " + CartState.store_label
     return rx.cond(
-        CartState.store_checkout_url != "",
-        rx.link(
-            rx.button(label, size="3", width="100%"),
-            href=CartState.store_checkout_url,
-            is_external=True,
+        CartState.store_checkout_ready,
+        rx.vstack(
+            rx.button(label, size="3", width="100%", loading=CartState.store_checkout_busy,
+                      on_click=CartState.checkout_on_store, data_testid="store-checkout"),
+            rx.foreach(
+                CartState.store_checkout_problems,
+                lambda problem: rx.callout(problem, icon="triangle-alert", color_scheme="red", size="1", width="100%",
+                                           data_testid="store-checkout-problem"),
+            ),
+            spacing="2",
             width="100%",
-            data_testid="store-checkout",
         ),
         rx.vstack(
             rx.button(label, size="3", width="100%", disabled=True, data_testid="store-checkout"),

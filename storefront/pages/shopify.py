@@ -38,7 +38,8 @@ CONFIG_BANNER_TITLE = "Shopify API Configuration Required"
 # The setup (settings to set, the store's own reason) is for staff; shoppers get a plain sentence.
 CONFIG_BANNER_TEXT = (
     "The store catalogue is not connected to a Shopify store. Set SHOPIFY_STORE_DOMAIN and "
-    "SHOPIFY_ACCESS_TOKEN (and SHOPIFY_API_VERSION, for example 2023-07) to show your store's products."
+    "SHOPIFY_STOREFRONT_TOKEN (or SHOPIFY_STOREFRONT_PRIVATE_TOKEN; SHOPIFY_API_VERSION defaults to 2026-10) "
+    "to show your store's products."
 )
 SHOPPER_DEMO_TEXT = "These are sample products to browse: they cannot be bought here."
 SHOPPER_CONFIG_TEXT = "The store catalogue is not connected to its shop right now. Please check back later."

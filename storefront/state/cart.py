@@ -21,6 +21,7 @@ from storefront.services.shopify.catalogue import (
     StoreStatus,
     StoreUnavailable,
 )
+from storefront.services.shopify.graphql import set_buyer_ip
 from storefront.services.shopify.health import StoreHealth
 from storefront.services.orders.shopping import (
     NO_VARIANTS_TEXT,
@@ -39,8 +40,10 @@ STORE_PRODUCT_ERROR = store_lines.STORE_PRODUCT_ERROR
 #: What the store group's Checkout button says when it cannot open the store's cart.
 STORE_CHECKOUT_DEMO = (
     "The store catalogue is in demo mode: checking out these items needs a connected Shopify store "
-    "(SHOPIFY_STORE_DOMAIN and SHOPIFY_ACCESS_TOKEN)."
+    "(SHOPIFY_STORE_DOMAIN and SHOPIFY_STOREFRONT_TOKEN)."
 )
+STORE_CHECKOUT_REFUSED_TITLE = "Cannot check out on the store"
+STORE_CHECKOUT_FAILED_TITLE = "Checkout unavailable"
 STORE_CHECKOUT_CHECKING = "Checking the store..."
 STORE_UNREACHABLE = "Could not reach the store. Please try again later."
 STORE_NAME_FALLBACK = "the store"
@@ -50,10 +53,12 @@ CART_UPDATED_EVENT = "cart-updated"
 _CART_UPDATED = rx.call_script(f"window.dispatchEvent(new Event('{CART_UPDATED_EVENT}'))")
 
 
-def store_catalogue() -> StoreCatalogue:
-    """The process's store catalogue (the demo one without Shopify settings)."""
+def store_catalogue(client_ip: str = "") -> StoreCatalogue:
+    """The process's store catalogue (the demo one without Shopify settings); its requests in this
+    task are made for the shopper at `client_ip`."""
     from storefront.wiring import shared_store_catalogue
 
+    set_buyer_ip(client_ip)
     return shared_store_catalogue(get_settings())
 
 
@@ -150,6 +155,10 @@ class CartState(rx.State):
     store_name: str = ""
     store_domain: str = ""
     store_message: str = ""
+    #: What the store refused at the last 'Checkout on <store>' (a sold-out line, a quantity over
+    #: stock), in plain words; cleared by the next try or a change of the cart.
+    store_checkout_problems: list[str] = []
+    store_checkout_busy: bool = False
 
     def _save(self, lines: Iterable[cart.CartLine]) -> rx.event.EventSpec | None:
         """Store the cart; the cart-updated event to send when that changed it, else None. Every
@@ -158,6 +167,7 @@ class CartState(rx.State):
         if stored == self.cart_json:
             return None
         self.cart_json = stored
+        self.store_checkout_problems = []  # they were about the cart as it was
         return _CART_UPDATED
 
     def _add_line(self, line: cart.CartLine) -> tuple[rx.event.EventSpec | None, str]:
@@ -215,17 +225,16 @@ class CartState(rx.State):
         return self.store_name or self.store_domain or STORE_NAME_FALLBACK
 
     @rx.var
-    def store_checkout_url(self) -> str:
-        """The store's cart permalink for the store lines; "" unless the store is connected."""
-        if self.store_status != STATUS_CONNECTED:
-            return ""
-        return cart.store_cart_permalink(self.store_domain, cart.store_lines(self._lines()))
+    def store_checkout_ready(self) -> bool:
+        """Whether 'Checkout on <store>' can hand the store lines over (the store is connected)."""
+        return self.store_status == STATUS_CONNECTED and any(
+            store_lines.checkout_line(line) is not None for line in cart.store_lines(self._lines()))
 
     @rx.var
     def store_checkout_note(self) -> str:
-        """Why the store's Checkout button is disabled ("" when it opens the store's cart)."""
+        """Why the store's Checkout button is disabled ("" when it can hand the lines over)."""
         if self.store_status == STATUS_CONNECTED:
-            return "" if self.store_checkout_url else self.store_message
+            return "" if self.store_checkout_ready else self.store_message
         if self.store_status == STATUS_DEMO:
             return STORE_CHECKOUT_DEMO
         return self.store_message or STORE_CHECKOUT_CHECKING
@@ -264,7 +273,7 @@ class CartState(rx.State):
         if not lines:
             return
         ours, theirs = cart.split_by_source(lines)
-        catalogue = store_catalogue()
+        catalogue = store_catalogue(self.router.session.client_ip)
         if theirs:  # only a cart with store lines shows the store's Checkout button
             try:
                 status = await store_health().status()  # the store is asked at most once a minute
@@ -291,13 +300,42 @@ class CartState(rx.State):
             yield rx.toast.warning(ITEMS_REMOVED)
 
     @rx.event(background=True)
+    async def checkout_on_store(self):
+        """'Checkout on <store>': a cart on the store (Shopify's cartCreate) holding the store lines,
+        then the shopper goes to its checkout. What the store refuses (a sold-out line, a quantity
+        over stock) is shown in plain words and nobody leaves."""
+        async with self:
+            if self.store_checkout_busy:
+                return
+            lines = cart.store_lines(self._lines())
+            self.store_checkout_busy, self.store_checkout_problems = True, []
+        try:
+            handoff = await store_lines.store_checkout(store_catalogue(self.router.session.client_ip), lines)
+        except ValidationError as refusal:  # nothing to hand over, or the demo catalogue
+            yield rx.toast.error(STORE_CHECKOUT_REFUSED_TITLE, description=refusal.message)
+            return
+        except StoreUnavailable as error:
+            yield rx.toast.error(STORE_CHECKOUT_FAILED_TITLE, description=error.message)
+            return
+        finally:
+            async with self:
+                self.store_checkout_busy = False
+        if handoff.problems:
+            async with self:
+                self.store_checkout_problems = list(handoff.problems)
+            yield rx.toast.error(STORE_CHECKOUT_REFUSED_TITLE, description=" ".join(handoff.problems))
+            return
+        yield rx.redirect(handoff.checkout_url)
+
+    @rx.event(background=True)
     async def add_store_item(self, product_id: str, variant_id: str, quantity: int = 1):
         """Add a store-catalogue variant: price, name, image and size (the variant title) come from
         the store catalogue on the server, never from the browser; quantity within 1..99. The demo
         catalogue's items are refused here too, whatever the page's button allowed."""
         try:
             status = await store_health().status()
-            line = await store_lines.priced_store_line(store_catalogue(), product_id, variant_id, quantity, status=status)
+            catalogue = store_catalogue(self.router.session.client_ip)
+            line = await store_lines.priced_store_line(catalogue, product_id, variant_id, quantity, status=status)
         except ValidationError as refusal:  # the demo catalogue sells nothing
             yield rx.toast.error(refusal.message)
             return

@@ -32,6 +32,7 @@ from storefront.services.shopify.catalogue import (
     StoreUnavailable,
 )
 from storefront.services.shopify import throttle
+from storefront.services.shopify.graphql import set_buyer_ip
 from storefront.services.shopify.health import StoreHealth
 from storefront.services.shopify.images import store_picture
 from storefront.services.shopify.sanitize import sanitize_html
@@ -104,7 +105,9 @@ def _count_store_request(client: str) -> None:
     throttle.store_limiter(session_factory(db.get_engine())).check(throttle.store_key(client))
 
 
-def _catalogue() -> StoreCatalogue:
+def _catalogue(client_ip: str = "") -> StoreCatalogue:
+    """The process's store catalogue; its requests in this task are made for the shopper at `client_ip`."""
+    set_buyer_ip(client_ip)
     return shared_store_catalogue(get_settings())
 
 
@@ -163,7 +166,7 @@ class StoreListState(rx.State):
             self.loading = True
             generation, query, collection = self._generation, self.query, self.collection
         try:
-            page = await _catalogue().products(
+            page = await _catalogue(self.router.session.client_ip).products(
                 query=query, collection_id=_collection_id(collection), limit=STORE_PAGE_SIZE
             )
         except Exception as error:
@@ -206,7 +209,7 @@ class StoreListState(rx.State):
 
     async def _load_collections(self):
         try:
-            collections = await _catalogue().collections()
+            collections = await _catalogue(self.router.session.client_ip).collections()
         except Exception as error:
             if not isinstance(error, StoreUnavailable):
                 log.exception("loading store collections failed", exc_info=error)
@@ -261,7 +264,7 @@ class StoreListState(rx.State):
             self.loading = True
             generation, cursor, query, collection = self._generation, self._cursor, self.query, self.collection
         try:
-            page = await _catalogue().products(
+            page = await _catalogue(self.router.session.client_ip).products(
                 query=query, collection_id=_collection_id(collection), cursor=cursor, limit=STORE_PAGE_SIZE
             )
         except Exception as error:
@@ -347,7 +350,8 @@ class StoreProductState(rx.State):
             yield rx.toast.error(PRODUCT_ERROR_TITLE, description=refused.message)
             return
         try:
-            product, status = await asyncio.gather(_catalogue().product(int(raw_id)), _health().status())
+            catalogue = _catalogue(self.router.session.client_ip)
+            product, status = await asyncio.gather(catalogue.product(int(raw_id)), _health().status())
         except NotFoundError:
             async with self:
                 self.loading, self.not_found, self.shown_id = False, True, ""

@@ -95,7 +95,8 @@ def api_schema(fuzz_engine: tuple[Engine, Path]):  # type: ignore[no-untyped-def
         env.setenv("PAYMENT_REQUESTS_PER_MINUTE", "100000")
         env.setenv("ORDERS_PER_HOUR", "100000")
         env.setenv("PRINTIFY_WEBHOOK_SECRET", "fuzz-webhook-secret")
-        for name in ("SHOPIFY_STORE_DOMAIN", "SHOPIFY_ACCESS_TOKEN", "PRINTIFY_API_TOKEN", "TRYON_ENDPOINT"):
+        for name in ("SHOPIFY_STORE_DOMAIN", "SHOPIFY_ACCESS_TOKEN", "SHOPIFY_STOREFRONT_TOKEN",
+                     "SHOPIFY_STOREFRONT_PRIVATE_TOKEN", "PRINTIFY_API_TOKEN", "TRYON_ENDPOINT"):
             env.delenv(name, raising=False)
         provider = seed_demo(engine, root)
         app = create_api(Settings(), engine=engine, gateway=TestPaymentGateway(), provider=provider)

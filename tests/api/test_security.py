@@ -54,7 +54,8 @@ def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
     monkeypatch.setenv("ADMIN_USERNAME", "owner")
     monkeypatch.setenv("ADMIN_PASSWORD", PASSWORD)
     monkeypatch.setenv("SHOPIFY_STORE_DOMAIN", "")
-    monkeypatch.setenv("SHOPIFY_ACCESS_TOKEN", "")
+    for name in ("SHOPIFY_ACCESS_TOKEN", "SHOPIFY_STOREFRONT_TOKEN", "SHOPIFY_STOREFRONT_PRIVATE_TOKEN"):
+        monkeypatch.setenv(name, "")
     return Settings()
 
 
@@ -513,7 +514,7 @@ def _unsafe(html: str) -> list[str]:
 def shopify(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> Iterator[tuple[FakeShopifyServer, Settings]]:
     with FakeShopifyServer() as fake:
         monkeypatch.setenv("SHOPIFY_STORE_DOMAIN", fake.domain)
-        monkeypatch.setenv("SHOPIFY_ACCESS_TOKEN", fake.token)
+        monkeypatch.setenv("SHOPIFY_STOREFRONT_TOKEN", fake.token)
         monkeypatch.setenv("SHOPIFY_API_BASE", fake.base_url)
         yield fake, Settings()
 

@@ -37,7 +37,8 @@ def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
     monkeypatch.setenv("DATA_DIR", str(tmp_path))
     monkeypatch.delenv("UPLOAD_DIR", raising=False)
     monkeypatch.setenv("SHOPIFY_STORE_DOMAIN", "")
-    monkeypatch.setenv("SHOPIFY_ACCESS_TOKEN", "")
+    for name in ("SHOPIFY_ACCESS_TOKEN", "SHOPIFY_STOREFRONT_TOKEN", "SHOPIFY_STOREFRONT_PRIVATE_TOKEN"):
+        monkeypatch.setenv(name, "")
     return Settings()
 
 
@@ -232,7 +233,7 @@ def fake_store() -> Iterator[FakeShopifyServer]:
 
 def _store_api(settings: Settings, engine: Engine, fake: FakeShopifyServer, clock: Clock | None = None) -> FastAPI:
     api = create_api(settings, engine=engine, clock=lambda: PINNED)
-    catalogue = ShopifyCatalogue(base_url=fake.base_url, token=fake.token, clock=clock or time.monotonic)
+    catalogue = ShopifyCatalogue(shop_root=fake.base_url, storefront_token=fake.token, clock=clock or time.monotonic)
     api.state.store_catalogue = catalogue
     if clock is not None:
         api.state.store_health = StoreHealth(catalogue, clock=clock)
@@ -247,10 +248,10 @@ def test_100_status_checks_ask_shopify_once_a_minute(
     with TestClient(_store_api(settings, engine, fake_store, clock)) as client:
         answers = [client.get("/api/shopify/test") for _ in range(100)]
         assert {(a.status_code, a.json()["status"]) for a in answers} == {(200, "connected")}
-        assert len(fake_store.requests_to("/shop.json")) == 1
+        assert len(fake_store.requests_to("storefront", "shop {")) == 1
         clock.now += STATUS_TTL + 1
         assert client.get("/api/shopify/test").json()["status"] == "connected"
-        assert len(fake_store.requests_to("/shop.json")) == 2
+        assert len(fake_store.requests_to("storefront", "shop {")) == 2
 
 
 def test_an_unknown_product_asked_twice_reaches_shopify_once(
@@ -260,7 +261,7 @@ def test_an_unknown_product_asked_twice_reaches_shopify_once(
         for _ in range(2):
             response = client.get("/api/shopify/products/987654321")
             assert (response.status_code, response.json()["error"]) == (404, PRODUCT_NOT_FOUND)
-    assert len(fake_store.requests_to("/products/987654321.json")) == 1
+    assert len(fake_store.requests_to("storefront", "product(id:")) == 1
 
 
 def test_the_store_routes_answer_429_past_the_per_address_limit(
@@ -277,3 +278,22 @@ def test_the_store_routes_answer_429_past_the_per_address_limit(
     assert refused.status_code == 429
     assert refused.json()["error"] == TOO_MANY_STORE_REQUESTS
     assert int(refused.headers["Retry-After"]) == 55  # the minute's window ends 55 s after 12:00:05
+
+
+def test_the_status_route_answers_connected_on_the_admin_fallback_and_error_for_a_refused_token(
+    settings: Settings, engine: Engine, fake_store: FakeShopifyServer
+) -> None:
+    for options, expected in (({"admin_token": fake_store.admin_token}, "connected"),
+                              ({"storefront_token": "sf_wrong"}, "error")):
+        api = create_api(settings, engine=engine, clock=lambda: PINNED)
+        api.state.store_catalogue = ShopifyCatalogue(shop_root=fake_store.base_url, **options)
+        with TestClient(api) as client:
+            answer = client.get("/api/shopify/test").json()
+            listed = client.get("/api/shopify/products", params={"limit": 5})
+        assert answer["status"] == expected, answer
+        if expected == "error":
+            assert "401" in answer["message"] and "sf_wrong" not in answer["message"]
+            assert listed.status_code == 502 and listed.json()["error"] == PRODUCTS_FAILED
+        else:
+            assert len(listed.json()["products"]) == 5
+    assert {r.api for r in fake_store.requests} == {"admin", "storefront"}

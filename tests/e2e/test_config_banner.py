@@ -24,7 +24,7 @@ def failing_provider(fake: FakePrintifyServer) -> dict[str, str]:
 
 
 def failing_store(fake: FakeShopifyServer) -> dict[str, str]:
-    return {"SHOPIFY_STORE_DOMAIN": fake.domain, "SHOPIFY_ACCESS_TOKEN": "shpat_wrong", "SHOPIFY_API_BASE": fake.base_url}
+    return {"SHOPIFY_STORE_DOMAIN": fake.domain, "SHOPIFY_STOREFRONT_TOKEN": "sf_wrong", "SHOPIFY_API_BASE": fake.base_url}
 
 
 def open_listing(page: Page) -> None:

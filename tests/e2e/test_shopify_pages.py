@@ -1,4 +1,5 @@
-"""The store catalogue (/shopify and /shopify/product/{id}) in a real browser, on the demo catalogue."""
+"""The store catalogue (/shopify and /shopify/product/{id}) in a real browser, on the demo catalogue
+and on the fake Shopify's Storefront GraphQL API."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ FAKE_TEE = FIRST_PRODUCT_ID  # Nupe Founders Tee, sizes S to XL
 FAKE_CAP = FIRST_PRODUCT_ID + 3  # Nupe Diamond Cap, one variant
 DEMO_NOT_FOR_SALE = "Demo catalogue: this item cannot be bought here"
 SHOPPER_DEMO_TEXT = "These are sample products to browse: they cannot be bought here."
+HOSTILE_SEARCH = 'tee" OR title:*'
 HOODIES_AND_SWEATSHIRTS = {"Pullover Hoodie", "Zip-Up Hoodie", "Heavyweight Crewneck", "Kids Crewneck Sweatshirt"}
 
 
@@ -129,7 +131,7 @@ def test_the_store_list_tells_shoppers_a_plain_sentence_and_the_admin_the_setup(
     sign_in(page)
     open_store(page)
     expect(page.get_by_test_id("store-config-banner")).to_contain_text("SHOPIFY_STORE_DOMAIN")
-    expect(page.get_by_test_id("store-demo-banner")).to_contain_text("SHOPIFY_ACCESS_TOKEN")
+    expect(page.get_by_test_id("store-demo-banner")).to_contain_text("SHOPIFY_STOREFRONT_TOKEN")
 
 
 def test_the_description_is_shown_sanitised(page: Page) -> None:
@@ -168,7 +170,7 @@ def test_an_unknown_product_shows_product_not_found_with_a_link_back(page: Page)
 
 
 def shopify_settings(fake: FakeShopifyServer, token: str) -> dict[str, str]:
-    return {"SHOPIFY_STORE_DOMAIN": fake.domain, "SHOPIFY_ACCESS_TOKEN": token, "SHOPIFY_API_BASE": fake.base_url}
+    return {"SHOPIFY_STORE_DOMAIN": fake.domain, "SHOPIFY_STOREFRONT_TOKEN": token, "SHOPIFY_API_BASE": fake.base_url}
 
 
 @pytest.mark.reconfigures_store
@@ -224,11 +226,54 @@ def test_a_connected_store_shows_no_banner_pages_with_load_more_and_cdn_srcsets(
         expect(page.get_by_role("button", name="Load More")).to_have_count(0)
 
         # The store starts failing with 5xx: after the client's bounded retries, the spec's toast.
-        fake.fail_with(503, times=None, path="/products.json")
+        fake.fail_with(503, times=None, match="StoreProducts")
         page.get_by_placeholder("Search by title...").fill("zz-not-cached")
         toast = page.locator("[data-sonner-toast]")
         expect(toast.get_by_text("Error Loading Products", exact=True)).to_be_visible(timeout=20_000)
         expect(toast.get_by_text(PRODUCTS_FAILED, exact=True)).to_be_visible()
+
+        # Shopify's bot protection (430): not retried, the product page's toast at once.
+        fake.clear_faults()
+        fake.fail_with(430, times=None, match="StoreProductById")
+        open_page(page, f"/shopify/product/{FAKE_CAP}")
+        expect(toast.get_by_text("Error Loading Product", exact=True)).to_be_visible()
+        expect(toast.get_by_text(PRODUCT_FAILED, exact=True)).to_be_visible()
+        assert {r.status for r in fake.requests_to("storefront", "StoreProductById")} == {430}
+
+
+@pytest.mark.reconfigures_store
+def test_a_connected_store_searches_filters_by_collection_and_shows_every_variant(
+    page: Page, store: StoreServer, store_process: StoreProcess, tmp_path: Path
+) -> None:
+    with FakeShopifyServer() as fake, reconfigured_store(store, store_process, tmp_path, shopify_settings(fake, fake.token)):
+        (hostile,) = fake.add_products(1, title=f"Retro {HOSTILE_SEARCH} Shirt")
+        variant_ids = fake.set_variant_count(FAKE_TEE, 300)
+        open_page(page, "/shopify")
+        cards = page.get_by_test_id("store-product-card")
+        expect(cards).to_have_count(STORE_PAGE_SIZE)
+
+        # Quotes, a colon and OR in the text do not change the search: one title holds exactly that.
+        page.get_by_placeholder("Search by title...").fill(HOSTILE_SEARCH)
+        expect(cards).to_have_count(1)
+        expect(cards.first.get_by_role("link").first).to_have_attribute("href", f"/shopify/product/{hostile}")
+        searches = [r.variables.get("query") for r in fake.requests_to("storefront", "StoreProducts")]
+        assert 'title:"tee\\" OR title\\:*"' in searches
+
+        page.get_by_placeholder("Search by title...").fill("")
+        expect(cards).to_have_count(STORE_PAGE_SIZE)
+        page.get_by_role("combobox", name="Collection").click()
+        page.get_by_role("option", name="Caps", exact=True).click()
+        expect(cards).to_have_count(5)
+        assert all(title.endswith("Cap") for title in card_titles(page))
+
+        open_page(page, f"/shopify/product/{FAKE_TEE}")
+        expect(page.get_by_role("heading", name="Nupe Founders Tee")).to_be_visible()
+        page.get_by_role("combobox", name="Size").click()
+        options = page.get_by_role("option")
+        expect(options).to_have_count(len(variant_ids))
+        options.last.scroll_into_view_if_needed()
+        options.last.click()
+        expect(page.get_by_role("button", name="Add to Cart")).to_be_enabled()
 
 
 @pytest.mark.reconfigures_store
@@ -247,7 +292,7 @@ def test_a_cdn_image_that_fails_to_load_shows_the_placeholder(
 def test_a_store_refusing_the_token_shows_the_warning_the_error_banner_and_the_toasts(
     page: Page, store: StoreServer, store_process: StoreProcess, tmp_path: Path
 ) -> None:
-    with FakeShopifyServer() as fake, reconfigured_store(store, store_process, tmp_path, shopify_settings(fake, "shpat_wrong")):
+    with FakeShopifyServer() as fake, reconfigured_store(store, store_process, tmp_path, shopify_settings(fake, "sf_wrong")):
         open_page(page, "/shopify")
         expect(page.get_by_test_id("store-config-banner")).to_be_visible()
         error_banner = page.get_by_test_id("store-error-banner")

@@ -33,6 +33,7 @@ def seed_store_line(page: Page, raw: dict, variant: dict, quantity: int = 2) -> 
     lines.append({
         "id": str(raw["id"]), "name": raw["title"], "price": 1.0, "size": variant["title"], "image": "",
         "quantity": quantity, "variantId": variant["id"], "source": "shopify",
+        "variantGid": f"gid://shopify/ProductVariant/{variant['id']}",
     })
     page.evaluate("lines => localStorage.setItem('cart-storage', JSON.stringify(lines))", lines)
 
@@ -97,42 +98,60 @@ def test_add_to_cart_on_a_connected_store_product_page_adds_a_store_line(
 ) -> None:
     with FakeShopifyServer() as fake:
         one_variant = next(p for _, p in sorted(fake.products.items()) if p["status"] == "active" and len(p["variants"]) == 1)
-        settings = {"SHOPIFY_STORE_DOMAIN": fake.domain, "SHOPIFY_ACCESS_TOKEN": fake.token,
-                    "SHOPIFY_API_BASE": fake.base_url}
-        with reconfigured_store(store, store_process, tmp_path, settings):
+        with reconfigured_store(store, store_process, tmp_path, connected(fake)):
             open_page(page, f"/shopify/product/{one_variant['id']}")
             page.get_by_role("button", name="Add to Cart").click()
             expect(page.get_by_text("Added to Cart", exact=True)).to_be_visible()
             page.wait_for_function("() => (localStorage.getItem('cart-storage') || '').includes('shopify')")
             (line,) = json.loads(page.evaluate("() => localStorage.getItem('cart-storage')"))
             variant = one_variant["variants"][0]
-            assert (line["id"], line["variantId"], line["size"], line["source"]) == (
-                str(one_variant["id"]), str(variant["id"]), variant["title"], "shopify")
+            assert (line["id"], line["variantId"], line["size"], line["source"], line["variantGid"]) == (
+                str(one_variant["id"]), str(variant["id"]), variant["title"], "shopify",
+                f"gid://shopify/ProductVariant/{variant['id']}")
             assert line["price"] == float(variant["price"])
             open_page(page, "/cart")
             expect(page.get_by_test_id("store-group").get_by_text(one_variant["title"], exact=True)).to_be_visible()
 
 
+def connected(fake: FakeShopifyServer) -> dict[str, str]:
+    return {"SHOPIFY_STORE_DOMAIN": fake.domain, "SHOPIFY_STOREFRONT_TOKEN": fake.token,
+            "SHOPIFY_API_BASE": fake.base_url}
+
+
 @pytest.mark.reconfigures_store
-def test_a_connected_store_checkout_opens_the_store_cart_permalink_in_a_new_tab(
+def test_checkout_on_the_store_opens_its_checkout_holding_the_lines_or_says_what_is_sold_out(
     page: Page, store: StoreServer, store_process: StoreProcess, tmp_path: Path
 ) -> None:
     with FakeShopifyServer() as fake:
-        raw = next(p for _, p in sorted(fake.products.items()) if p["status"] == "active")
-        product = parse_product(raw)
-        variant = product.variants[0]
-        settings = {"SHOPIFY_STORE_DOMAIN": fake.domain, "SHOPIFY_ACCESS_TOKEN": fake.token,
-                    "SHOPIFY_API_BASE": fake.base_url}
-        with reconfigured_store(store, store_process, tmp_path, settings):
+        tee, hoodie = fake.active_products()[0], fake.active_products()[1]
+        chosen = [(tee, tee["variants"][2], 3), (hoodie, hoodie["variants"][0], 1)]
+        with reconfigured_store(store, store_process, tmp_path, connected(fake)):
             open_page(page, "/")
-            seed_store_line(page, raw, {"id": str(variant.id), "title": variant.title}, quantity=3)
+            for raw, variant, quantity in chosen:
+                seed_store_line(page, raw, {"id": str(variant["id"]), "title": variant["title"]}, quantity)
             open_page(page, "/cart")
             group = page.get_by_test_id("store-group")
-            link = group.get_by_test_id("store-checkout")
-            expect(link).to_have_attribute("href", f"https://{SHOP['domain']}/cart/{variant.id}:3")
-            expect(link).to_have_attribute("target", "_blank")
-            expect(link).to_have_text(f"Checkout on {SHOP['name']}")
+            button = group.get_by_test_id("store-checkout")
+            expect(button).to_have_text(f"Checkout on {SHOP['name']}")
             expect(group.get_by_test_id("store-checkout-note")).to_have_count(0)
+
+            # A sold-out line: the store says so, the shopper reads why and stays on the cart.
+            fake.set_stock(chosen[1][1]["id"], 0)
+            button.click()
+            problem = group.get_by_test_id("store-checkout-problem")
+            expect(problem).to_have_text(f"{hoodie['title']} - {chosen[1][1]['title']} is sold out. "
+                                         "Please remove it from your cart.")
+            expect(page).to_have_url(re.compile(r"/cart$"))
+
+            group.get_by_role("button", name="Remove").last.click()
+            expect(problem).to_have_count(0)
+            button.click()
+            expect(page).to_have_url(re.compile(re.escape(fake.base_url) + r"/cart/c/[0-9a-f]+\?key="))
+            lines = page.get_by_test_id("checkout-line")
+            expect(lines).to_have_count(1)
+            expect(lines).to_have_text(f"{tee['title']} - {chosen[0][1]['title']} x 3")
+            token = page.url.split("/cart/c/")[1].split("?")[0]
+            assert fake.cart_lines(token) == [(chosen[0][1]["id"], 3)]
 
 
 def test_paying_for_our_lines_keeps_the_store_lines_in_the_cart(page: Page, tmp_path) -> None:  # type: ignore[no-untyped-def]

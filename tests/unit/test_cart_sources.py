@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from storefront.services.orders import cart
+from storefront.services.orders import cart, store_lines
 from storefront.services.orders.cart import SOURCE_STORE, CartLine
 from storefront.services.orders.checkout import (
     STORE_ITEMS_REFUSED,
@@ -138,27 +138,32 @@ def test_lines_split_by_source_in_cart_order() -> None:
     assert cart.split_by_source([STORE, OURS, other]) == ([OURS], [STORE, other])
 
 
-# --------------------------------------------------------------------------- the store's cart permalink
+# --------------------------------------------------------------------------- the store's variant gid
 
 
-def test_the_permalink_lists_each_store_variant_and_quantity() -> None:
-    other = CartLine("7", "Cap", 1500, "Default Title", "", 3, "77", source=SOURCE_STORE)
-    url = cart.store_cart_permalink("northline.myshopify.com", [OURS, STORE, other])
-    assert url == "https://northline.myshopify.com/cart/9001:1,77:3"
+def test_a_store_line_keeps_its_variant_gid_in_local_storage() -> None:
+    line = replace(STORE, variant_gid="gid://shopify/ProductVariant/9001")
+    (stored,) = json.loads(cart.dump_cart([line]))
+    assert stored["variantGid"] == "gid://shopify/ProductVariant/9001" and stored["variantId"] == "9001"
+    assert cart.load_cart(cart.dump_cart([line])) == [line]
 
 
-def test_the_permalink_accepts_a_domain_written_as_an_address() -> None:
-    assert cart.store_cart_permalink("https://Shop.Example.com/", [STORE]) == "https://shop.example.com/cart/9001:1"
+@pytest.mark.parametrize("value", ["gid://shopify/Product/9001", "9001", "gid://shopify/ProductVariant/x", 9001,
+                                   "javascript:alert(1)"])
+def test_a_stored_value_that_is_not_a_variant_gid_is_dropped(value: object) -> None:
+    (stored,) = json.loads(cart.dump_cart([STORE]))
+    stored["variantGid"] = value
+    (line,) = cart.load_cart(json.dumps([stored]))
+    assert line.variant_gid == "" and line.variant_id == "9001"
 
 
-@pytest.mark.parametrize("domain", ["", "evil.example/path?x=", "javascript:alert(1)", "no-dot"])
-def test_no_permalink_for_an_unusable_domain(domain: str) -> None:
-    assert cart.store_cart_permalink(domain, [STORE]) == ""
-
-
-def test_no_permalink_without_store_lines_with_variant_ids() -> None:
-    no_variant = CartLine("5", "Mug", 900, "Default Title", "", 1, None, source=SOURCE_STORE)
-    assert cart.store_cart_permalink("shop.example.com", [OURS, no_variant]) == ""
+def test_the_checkout_line_is_the_gid_or_derived_from_the_numeric_id() -> None:
+    with_gid = store_lines.checkout_line(replace(STORE, variant_gid="gid://shopify/ProductVariant/9001"))
+    before_gids = store_lines.checkout_line(STORE)
+    assert with_gid == before_gids
+    assert (with_gid.variant_gid, with_gid.variant_id, with_gid.quantity) == ("gid://shopify/ProductVariant/9001",
+                                                                             "9001", 1)
+    assert store_lines.checkout_line(replace(STORE, variant_id=None)) is None
 
 
 # --------------------------------------------------------------------------- our checkout
@@ -294,11 +299,13 @@ def test_a_store_only_cart_has_no_lines_of_ours() -> None:
     assert not state.has_own_lines and state.has_store_lines
 
 
-def test_the_store_button_opens_the_permalink_only_when_connected() -> None:
+def test_the_store_button_hands_the_lines_over_only_when_connected() -> None:
     connected = _cart(STORE, store_status="connected", store_name="Shop", store_domain="shop.example.com")
-    assert connected.store_checkout_url == "https://shop.example.com/cart/9001:1"
+    assert connected.store_checkout_ready
     assert connected.store_checkout_note == ""
     assert connected.store_label == "Shop"
+    no_variant = _cart(replace(STORE, variant_id=None), store_status="connected", store_message="Connected to Shop.")
+    assert not no_variant.store_checkout_ready
     demo = _cart(STORE, store_status="demo", store_name="Northline Demo Shop")
-    assert demo.store_checkout_url == ""
+    assert not demo.store_checkout_ready
     assert "connected Shopify store" in demo.store_checkout_note

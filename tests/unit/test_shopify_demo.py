@@ -160,14 +160,35 @@ def test_drawing_is_deterministic(tmp_path: Path) -> None:
         assert path.read_bytes() == (tmp_path / "two" / path.name).read_bytes()
 
 
-def test_wiring_serves_the_demo_until_both_shopify_settings_are_set(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("token_setting", ["SHOPIFY_STOREFRONT_TOKEN", "SHOPIFY_STOREFRONT_PRIVATE_TOKEN",
+                                           "SHOPIFY_ACCESS_TOKEN"])
+def test_wiring_serves_the_demo_until_the_domain_and_a_token_are_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, token_setting: str
 ) -> None:
     monkeypatch.setenv("DATA_DIR", str(tmp_path))
     monkeypatch.delenv("UPLOAD_DIR", raising=False)
+    for name in ("SHOPIFY_STOREFRONT_TOKEN", "SHOPIFY_STOREFRONT_PRIVATE_TOKEN", "SHOPIFY_ACCESS_TOKEN"):
+        monkeypatch.setenv(name, "")
     for domain, token in (("", ""), ("shop.myshopify.com", ""), ("", "shpat_x")):
         monkeypatch.setenv("SHOPIFY_STORE_DOMAIN", domain)
-        monkeypatch.setenv("SHOPIFY_ACCESS_TOKEN", token)
+        monkeypatch.setenv(token_setting, token)
         catalogue = wiring.store_catalogue(Settings())
         assert isinstance(catalogue, DemoStoreCatalogue)
         assert catalogue.media_dir == Settings().upload_dir / "demo" / "shopify"
+    monkeypatch.setenv("SHOPIFY_STORE_DOMAIN", "shop.myshopify.com")
+    monkeypatch.setenv(token_setting, "a-token")
+    connected = wiring.store_catalogue(Settings())
+    assert not isinstance(connected, DemoStoreCatalogue)
+    assert connected.admin == (token_setting == "SHOPIFY_ACCESS_TOKEN")  # type: ignore[attr-defined]
+    asyncio.run(connected.aclose())  # type: ignore[attr-defined]
+
+
+def test_the_demo_sells_nothing_at_checkout(tmp_path: Path) -> None:
+    from storefront.services.platform.errors import ValidationError
+    from storefront.services.shopify.catalogue import CheckoutLine
+    from storefront.services.shopify.demo import DEMO_CHECKOUT
+
+    demo = DemoStoreCatalogue(media_dir=tmp_path)
+    with pytest.raises(ValidationError) as caught:
+        asyncio.run(demo.checkout([CheckoutLine("gid://shopify/ProductVariant/1", "1", 1, "Tee - M")]))
+    assert caught.value.message == DEMO_CHECKOUT

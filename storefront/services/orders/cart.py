@@ -1,8 +1,8 @@
 """Cart rules: lines merge by source, product id, colour and size; subtotal, shipping and total in cents.
 
 A line's source says which catalogue it came from: "" for ours (printed by our provider and
-checked out here), "shopify" for the store catalogue (checked out on the store itself, through its
-cart permalink).
+checked out here), "shopify" for the store catalogue (checked out on the store itself: a cart made
+there from the lines' variant gids, `store_lines.store_checkout`).
 
 Every function is pure: it takes a sequence of lines and returns a new tuple, never mutating input.
 Product ids stay strings (the real id). The spec's Quick Add rule (numeric id, else 9999) is
@@ -58,6 +58,9 @@ class CartLine:
     variant_id: str | None = None
     color: str = ""
     source: str = SOURCE_OURS
+    #: A store line's variant as the store names it (gid://shopify/ProductVariant/N); "" for ours
+    #: and for store lines stored before gids (their variant_id is the gid's number).
+    variant_gid: str = ""
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -174,34 +177,6 @@ def split_by_source(lines: Iterable[CartLine]) -> tuple[list[CartLine], list[Car
     return own_lines(lines), store_lines(lines)
 
 
-_DOMAIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+(?::\d{1,5})?")
-
-
-def store_cart_domain(domain: str) -> str:
-    """The bare host of a store domain ('https://shop.example.com/' -> 'shop.example.com'); "" when
-    it is not a plain host name, so no permalink is ever built to somewhere odd."""
-    host = (domain or "").strip()
-    host = re.sub(r"^https?://", "", host, flags=re.IGNORECASE).rstrip("/")
-    return host.lower() if _DOMAIN.fullmatch(host) else ""
-
-
-def store_cart_permalink(domain: str, lines: Iterable[CartLine]) -> str:
-    """Shopify's cart permalink for the store lines: https://<domain>/cart/<variant>:<qty>,...
-
-    Lines of our catalogue and lines without a numeric variant id are left out; "" when the
-    domain is unusable or nothing is left."""
-    host = store_cart_domain(domain)
-    quantities: dict[str, int] = {}
-    for line in lines:
-        if line.source != SOURCE_STORE or not (line.variant_id or "").isdigit():
-            continue
-        assert line.variant_id is not None
-        quantities[line.variant_id] = clamp_quantity(quantities.get(line.variant_id, 0) + line.quantity)
-    if not host or not quantities:
-        return ""
-    return f"https://{host}/cart/" + ",".join(f"{variant}:{quantity}" for variant, quantity in quantities.items())
-
-
 def total_quantity(lines: Iterable[CartLine]) -> int:
     """What the header badge shows."""
     return sum(line.quantity for line in lines)
@@ -255,6 +230,8 @@ def dump_cart(lines: Iterable[CartLine]) -> str:
             item["color"] = line.color
         if line.source:
             item["source"] = line.source
+        if line.variant_gid:
+            item["variantGid"] = line.variant_gid
         items.append(item)
     return json.dumps(items, separators=(",", ":"))
 
@@ -379,7 +356,16 @@ def _parse_item(entry: object) -> CartLine | None:
         variant_id=_parse_id(entry.get("variantId")),
         color=color.strip() if isinstance(color, str) else "",
         source=source.strip().lower(),
+        variant_gid=_parse_variant_gid(entry.get("variantGid")),
     )
+
+
+_VARIANT_GID = re.compile(r"gid://shopify/ProductVariant/[1-9][0-9]{0,18}")
+
+
+def _parse_variant_gid(value: object) -> str:
+    """A stored variant gid, "" for anything that is not one (the browser's storage is untrusted)."""
+    return value.strip() if isinstance(value, str) and _VARIANT_GID.fullmatch(value.strip()) else ""
 
 
 def _parse_id(value: object) -> str | None:

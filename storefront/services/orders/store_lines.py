@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from storefront.services.orders import cart
 from storefront.services.platform.errors import NotFoundError, ValidationError
+from storefront.services.shopify import ids
 from storefront.services.shopify.catalogue import (
     PRODUCT_FAILED,
     STATUS_DEMO,
+    CheckoutLine,
     StoreCatalogue,
+    StoreCheckout,
     StoreProduct,
     StoreStatus,
 )
@@ -16,6 +19,7 @@ from storefront.services.shopify.catalogue import (
 STORE_PRODUCT_ERROR = PRODUCT_FAILED
 #: The demo catalogue has no store behind it to check out on, so its items are never put in a cart.
 DEMO_NOT_FOR_SALE = "Demo catalogue: this item cannot be bought here"
+NOTHING_TO_CHECK_OUT = "There is nothing from the store in your cart to check out."
 
 
 def purchase_refusal(status: StoreStatus) -> str:
@@ -39,6 +43,7 @@ def store_line(product: StoreProduct, variant_id: str, quantity: int) -> cart.Ca
         quantity=cart.clamp_quantity(quantity),
         variant_id=str(variant.id),
         source=cart.SOURCE_STORE,
+        variant_gid=variant.gid,
     )
 
 
@@ -95,3 +100,26 @@ async def repriced_store_lines(
 def _is_id(product_id: str) -> bool:
     """Whether a stored id can be a store product's (a positive 64-bit integer)."""
     return product_id.isascii() and product_id.isdigit() and 0 < int(product_id) < 2**63
+
+
+def checkout_line(line: cart.CartLine) -> CheckoutLine | None:
+    """A store line as the store's checkout takes it: its variant gid (derived from the numeric id
+    for a line stored before gids); None for a line without a usable variant."""
+    gid = line.variant_gid
+    if not gid:
+        try:
+            gid = ids.shopify_gid(ids.VARIANT, line.variant_id or "")
+        except ValueError:
+            return None
+    return CheckoutLine(variant_gid=gid, variant_id=str(ids.numeric_id(gid, ids.VARIANT)),
+                        quantity=line.quantity, label=f"{line.name} - {line.size}")
+
+
+async def store_checkout(catalogue: StoreCatalogue, lines: list[cart.CartLine]) -> StoreCheckout:
+    """Hand the cart's store lines to the store: a cart there and the address of its checkout, or
+    what the store refused in plain words. ValidationError when there is nothing to hand over or
+    the catalogue sells nothing (the demo); StoreUnavailable when the store cannot answer."""
+    handed = [c for c in (checkout_line(line) for line in cart.store_lines(lines)) if c is not None]
+    if not handed:
+        raise ValidationError(NOTHING_TO_CHECK_OUT)
+    return await catalogue.checkout(handed)

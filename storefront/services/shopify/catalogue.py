@@ -1,5 +1,9 @@
 """The store catalogue's read model and the interface both sources implement (the demo catalogue
-and the Shopify Admin REST client), so pages and the API never know which one answers."""
+and the Shopify GraphQL client), so pages and the API never know which one answers.
+
+Ids: Shopify names everything with gids (`gid://shopify/ProductVariant/N`); the read model keeps
+the gid (`gid`) and the numeric id (`id`) the spec's routes and cart items use, the latter derived
+from the former in one place (`ids.numeric_id`)."""
 
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ PRODUCTS_FAILED = "Failed to load Shopify products. Please check API configurati
 COLLECTIONS_FAILED = "Failed to load Shopify collections. Please check API configuration or try again later."
 PRODUCT_FAILED = "Failed to load product details. Please try again later."
 PRODUCT_NOT_FOUND = "Product Not Found"
+CHECKOUT_FAILED = "Could not open the store's checkout. Please try again later."
 MAX_PAGE_SIZE = 250
 
 
@@ -30,10 +35,14 @@ class StoreUnavailable(ServiceError):
 
 @dataclass(frozen=True, slots=True)
 class StoreImage:
+    """An image: its original address and size, and the store's resized renditions (width, url)
+    when it makes them (Shopify's `url(transform:)`)."""
+
     src: str
     alt: str = ""
     width: int = 0
     height: int = 0
+    renditions: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +54,9 @@ class StoreVariant:
     title: str
     price_cents: int | None
     options: tuple[str, ...] = ()
+    gid: str = ""
+    #: Whether the store sells it now (Shopify's availableForSale).
+    available: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +70,8 @@ class StoreProduct:
     option_names: tuple[str, ...]
     variants: tuple[StoreVariant, ...]
     images: tuple[StoreImage, ...]
+    gid: str = ""
+    handle: str = ""
 
     @property
     def image(self) -> StoreImage | None:
@@ -73,6 +87,7 @@ class StoreProduct:
 class StoreCollection:
     id: int
     title: str
+    gid: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +107,26 @@ class StoreStatus:
     message: str
     shop_name: str = ""
     domain: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckoutLine:
+    """A store line handed to the store's checkout: its variant (gid and numeric id), the quantity
+    and how the shopper knows it ('Classic Tee - M'), for messages."""
+
+    variant_gid: str
+    variant_id: str
+    quantity: int
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class StoreCheckout:
+    """The store's answer to a checkout: where the shopper pays ("" when nothing can be bought) and,
+    in plain words, what the store refused or changed (a sold-out line, a quantity over stock)."""
+
+    checkout_url: str
+    problems: tuple[str, ...] = ()
 
 
 class StoreCatalogue(Protocol):
@@ -116,6 +151,11 @@ class StoreCatalogue(Protocol):
         """Custom and smart collections, by title."""
         ...
 
+    async def checkout(self, lines: Sequence[CheckoutLine]) -> StoreCheckout:
+        """A cart on the store holding `lines`, and its checkout address. ValidationError when the
+        catalogue sells nothing (the demo), StoreUnavailable when the store cannot answer."""
+        ...
+
 
 def price_cents(value: object) -> int | None:
     """Shopify's decimal-string price ('19.99') in cents; None when missing or unreadable."""
@@ -129,7 +169,7 @@ def price_cents(value: object) -> int | None:
 
 
 def parse_product(raw: dict[str, Any]) -> StoreProduct:
-    """A product from the Admin REST JSON (a product of /products.json or /products/{id}.json);
+    """A product from Shopify's product JSON (the shape the demo catalogue is written in);
     ValueError or KeyError when it lacks an id or title."""
     tags = raw.get("tags") or ""
     options = [o for o in raw.get("options") or [] if isinstance(o, dict)]
@@ -147,6 +187,7 @@ def parse_product(raw: dict[str, Any]) -> StoreProduct:
                 title=str(v.get("title") or ""),
                 price_cents=price_cents(v.get("price")),
                 options=tuple(str(v[k]) for k in ("option1", "option2", "option3") if v.get(k) is not None),
+                gid=str(v.get("admin_graphql_api_id") or ""),
             )
             for v in raw.get("variants") or []
             if isinstance(v, dict) and v.get("id") is not None
@@ -163,4 +204,6 @@ def parse_product(raw: dict[str, Any]) -> StoreProduct:
                 key=lambda i: i.get("position") or 0,
             )
         ),
+        gid=str(raw.get("admin_graphql_api_id") or ""),
+        handle=str(raw.get("handle") or ""),
     )

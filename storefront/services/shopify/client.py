@@ -1,59 +1,57 @@
-"""The store catalogue read from the Shopify Admin REST API (facts: ../shared/contracts/shopify.md).
+"""The store catalogue read from Shopify's GraphQL APIs (facts: ../shared/contracts/shopify-storefront.md).
 
-`ShopifyCatalogue` implements `StoreCatalogue` over one `httpx.AsyncClient`:
+`ShopifyCatalogue` implements `StoreCatalogue` over one `graphql.ShopifyGraphQL` endpoint:
 
-- **Address and headers.** `{SHOPIFY_API_BASE}` or `https://{SHOPIFY_STORE_DOMAIN}/admin/api/{SHOPIFY_API_VERSION}/`;
-  every request carries `X-Shopify-Access-Token`, `Accept: application/json` and a `User-Agent`. The
-  token is never logged nor put in an error (messages and `details` carry Shopify's status and body only).
-- **Listing.** Active products only (`status=active`). The cursor handed out is Shopify's opaque
-  `page_info` from the `Link` header's rel="next"; a follow-up call sends only `page_info` and
-  `limit` (Shopify answers 400 to any filter next to `page_info`), on the same path as the first
-  call (`products.json`, or `collections/{id}/products.json` when the caller passes the same
-  `collection_id` again). Collection pages come trimmed (no variants, no status), so their ids are
-  read again from `products.json?ids=…&status=active` for prices; drafts and archived products of a
-  collection are dropped, which may make such a page shorter than `limit`.
-- **Title search.** Shopify's `title` filter matches a whole title, not a part of it, so the
-  protocol's "title contains the query, case-insensitive" is done here: the active products (or
-  the collection's products) are walked in pages of 250 with `fields=id,title` (at most
-  `search_pages` pages, 2 000 products by default; beyond that the search is partial and says so
-  in the log), the titles are matched with `casefold()`, and the page of matches is read in full
-  with `products.json?ids=…`. The cursor of a search is then our own (`search:<offset>`), not a
-  `page_info`; a repeated search inside the cache lifetime costs no request for the walk.
-- **Cache.** Every successful GET answer is kept for `cache_ttl` seconds (default 30; 0 turns it
-  off), keyed by the request URL, at most `cache_size` entries, so a busy storefront does not drain
-  the bucket. `status()` always asks Shopify (it is the configuration check; callers read it through
-  `health.StoreHealth`, which asks once a minute). An id `product()` found missing (404, or not
-  active) is remembered for `missing_ttl` seconds (default 60), at most `missing_size` ids.
-- **Limits.** After each answer `X-Shopify-Shop-Api-Call-Limit` ("used/size") is read; when the
-  bucket is nearly full (more than `bucket_headroom` used) the next request waits for it to leak
-  (`leak_per_second`, 2 on standard plans) back under that mark. A 429 waits `Retry-After` (float
-  seconds, 1 when absent, at most `MAX_RETRY_AFTER`) and is retried; 5xx and connection failures
-  are retried with exponential backoff; both at most `max_attempts` times in all, then
-  `StoreUnavailable`. A timeout is not retried (a shopper is waiting): `StoreUnavailable` at once.
-  A malformed body (not JSON, or without its resource key) is `StoreUnavailable` too.
+- **Which API.** The Storefront API (`{root}/api/{version}/graphql.json`) with
+  `SHOPIFY_STOREFRONT_PRIVATE_TOKEN` (header `Shopify-Storefront-Private-Token`, server-side only,
+  preferred; each request then names its shopper in `Shopify-Storefront-Buyer-IP`) or `SHOPIFY_STOREFRONT_TOKEN` (header `X-Shopify-Storefront-Access-Token`). When only
+  the legacy Admin token `SHOPIFY_ACCESS_TOKEN` is set, the Admin GraphQL API
+  (`{root}/admin/api/{version}/graphql.json`, header `X-Shopify-Access-Token`), active products
+  only, with its cost-based throttling; the log then advises a storefront token. `{root}` is
+  `SHOPIFY_API_BASE` or `https://{SHOPIFY_STORE_DOMAIN}`.
+- **Listing.** `products(first:, after:)` in id order; the cursor handed out is Shopify's own
+  `endCursor`, opaque. A collection's page is `collection(id:){products(first:, after:)}`.
+  The Admin API is asked for at most `ADMIN_PAGE` products at a time (its single-query cost cap),
+  so a page there may be shorter than asked.
+- **Title search.** "Title contains the text, case-insensitive": the shopper's text is passed as a
+  GraphQL variable inside Shopify's search syntax as one quoted value, `title:"..."`, with `\\`,
+  `"`, `:`, `(` and `)` backslash-escaped, so quotes, colons and `OR` in the text never change the
+  query's meaning. Inside a collection (whose `products` takes no `query`), the collection's titles
+  are walked in pages of 250 (at most `search_pages` pages), matched here, and the page read with
+  `nodes(ids:)`; that cursor is our own (`search:<offset>`).
+- **Variants.** List pages carry each product's first variants (what a card shows); `product()` and
+  `products_by_id()` page every variant (250 a request; a product may have 2,048).
+- **Images.** Each image comes with Shopify's resized renditions (`url(transform: {maxWidth})` at
+  320/640/960 px), never built by hand.
+- **Ids.** Products, variants and collections keep their gid; the numeric id the routes and cart
+  items use is derived by `ids.numeric_id`. A product page opened by its numeric id asks for the
+  gid of that number (`ids.shopify_gid`).
+- **Cart handoff.** `checkout()` runs `cartCreate` with the lines' variant gids (Storefront) and
+  answers the cart's `checkoutUrl` with its `userErrors` and stock `warnings` in plain words. The
+  Admin API has no carts: there it answers the store's cart permalink.
 - **Errors.** Methods raise `StoreUnavailable` with the page's message (`PRODUCTS_FAILED`,
-  `COLLECTIONS_FAILED`, `PRODUCT_FAILED`); `product()` raises `NotFoundError(PRODUCT_NOT_FOUND)` for
-  an unknown id and for a product that is not active. `status()` never raises.
-
-The clock and the sleep are injected so tests run on a fake timeline (no real waiting).
+  `COLLECTIONS_FAILED`, `PRODUCT_FAILED`, `CHECKOUT_FAILED`); `product()` raises
+  `NotFoundError(PRODUCT_NOT_FOUND)` for an unknown id (remembered `missing_ttl` seconds).
+  `status()` never raises.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import math
+import re
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Self
-from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 
 from storefront.services.catalog.text_search import search_text
 from storefront.services.platform.errors import NotFoundError, ValidationError
+from storefront.services.shopify import ids
 from storefront.services.shopify.catalogue import (
+    CHECKOUT_FAILED,
     COLLECTIONS_FAILED,
     MAX_PAGE_SIZE,
     PRODUCT_FAILED,
@@ -61,151 +59,288 @@ from storefront.services.shopify.catalogue import (
     PRODUCTS_FAILED,
     STATUS_CONNECTED,
     STATUS_ERROR,
+    CheckoutLine,
+    StoreCheckout,
     StoreCollection,
+    StoreImage,
     StorePage,
     StoreProduct,
     StoreStatus,
     StoreUnavailable,
-    parse_product,
+    StoreVariant,
+    price_cents,
 )
+from storefront.services.shopify.graphql import ShopifyGraphQL, Sleep
 
 log = logging.getLogger(__name__)
 
-DEFAULT_API_VERSION = "2023-07"
-USER_AGENT = "storefront-shopify-catalogue/1.0 (Python; httpx)"
-#: A Retry-After larger than this is treated as this (a shopper is waiting on the page).
-MAX_RETRY_AFTER = 10.0
-DEFAULT_RETRY_AFTER = 1.0
+#: The latest stable version in November 2026, supported until 2027-10-01 (contract §0).
+DEFAULT_API_VERSION = "2026-10"
+USER_AGENT = "storefront-shopify-catalogue/2.0 (Python; httpx)"
 SEARCH_CURSOR_PREFIX = "search:"
+#: A plain host name (and port): the only thing a cart permalink is built on.
+_HOST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+(?::\d{1,5})?")
+#: Renditions asked of Shopify's image CDN for a srcset.
+IMAGE_WIDTHS = (320, 640, 960)
 #: Pages of collections read at most (250 each).
 COLLECTION_PAGES = 4
+#: Variants read with a list page (Storefront / Admin, whose cost cap is 1,000 points a query).
+LIST_VARIANTS = 100
+ADMIN_LIST_VARIANTS = 3
+#: Products of one Admin page at most (40 with their first image and variants cost about 560 points).
+ADMIN_PAGE = 40
+#: Images read with a product (Storefront; the Admin API's list pages read the first only).
+IMAGES = 10
+ADMIN_LIST_IMAGES = 1
+#: Variants read a request when every variant is wanted, and products read a request by id.
+FULL_VARIANTS = 250
+ADMIN_FULL_VARIANTS = 200
+NODES_CHUNK = 50
+ADMIN_NODES_CHUNK = 2
+ADMIN_ADVICE = (
+    "Shopify: only SHOPIFY_ACCESS_TOKEN (an Admin API token, full read access to the shop's admin) is set, so "
+    "the store catalogue reads the Admin GraphQL API and the cart hands over a permalink. Create a Storefront "
+    "API token (the Headless channel, or an app with the unauthenticated_read_product_listings scope) and set "
+    "SHOPIFY_STOREFRONT_PRIVATE_TOKEN or SHOPIFY_STOREFRONT_TOKEN instead; SHOPIFY_ACCESS_TOKEN support will be "
+    "removed in a later release."
+)
 
-Sleep = Callable[[float], Awaitable[None]]
+_IMAGE = """fragment StoreImage on Image {
+  url altText width height
+  w320: url(transform: {maxWidth: 320}) w640: url(transform: {maxWidth: 640}) w960: url(transform: {maxWidth: 960})
+}"""
+_SF_VARIANT = """fragment StoreVariant on ProductVariant {
+  id title availableForSale price { amount currencyCode } selectedOptions { name value }
+}"""
+_SF_PRODUCT = """fragment StoreProduct on Product {
+  id handle title descriptionHtml vendor productType tags
+  featuredImage { ...StoreImage }
+  images(first: $images) { nodes { ...StoreImage } }
+  options { name }
+  variants(first: $variants) { pageInfo { hasNextPage endCursor } nodes { ...StoreVariant } }
+}"""
+_AD_VARIANT = """fragment StoreVariant on ProductVariant {
+  id title availableForSale price selectedOptions { name value }
+}"""
+_AD_PRODUCT = """fragment StoreProduct on Product {
+  id handle title descriptionHtml vendor productType tags status
+  media(first: $images) { nodes { ... on MediaImage { image { ...StoreImage } } } }
+  options { name }
+  variants(first: $variants) { pageInfo { hasNextPage endCursor } nodes { ...StoreVariant } }
+}"""
 
 
-class _NotFound(Exception):
-    """Shopify answered 404 (turned into NotFoundError by the caller that knows what was missing)."""
+class _Dialect:
+    """What differs between the Storefront and the Admin API: queries, sizes, visibility."""
+
+    def __init__(self, admin: bool) -> None:
+        self.admin = admin
+        fragments = "\n".join((_IMAGE, _AD_VARIANT, _AD_PRODUCT) if admin else (_IMAGE, _SF_VARIANT, _SF_PRODUCT))
+        self.list_variants = ADMIN_LIST_VARIANTS if admin else LIST_VARIANTS
+        self.full_variants = ADMIN_FULL_VARIANTS if admin else FULL_VARIANTS
+        self.nodes_chunk = ADMIN_NODES_CHUNK if admin else NODES_CHUNK
+        self.max_page = ADMIN_PAGE if admin else MAX_PAGE_SIZE
+        self.list_images = ADMIN_LIST_IMAGES if admin else IMAGES
+        self.products = f"""query StoreProducts($first: Int!, $after: String, $query: String, $variants: Int!,
+    $images: Int!) {{
+  products(first: $first, after: $after, query: $query, sortKey: ID) {{
+    pageInfo {{ hasNextPage endCursor }} nodes {{ ...StoreProduct }} }}
+}}
+{fragments}"""
+        self.collection_products = f"""query StoreCollectionProducts($id: ID!, $first: Int!, $after: String,
+    $variants: Int!, $images: Int!) {{
+  collection(id: $id) {{ products(first: $first, after: $after) {{
+    pageInfo {{ hasNextPage endCursor }} nodes {{ ...StoreProduct }} }} }}
+}}
+{fragments}"""
+        self.collection_titles = """query StoreCollectionTitles($id: ID!, $after: String) {
+  collection(id: $id) { products(first: 250, after: $after) { pageInfo { hasNextPage endCursor }
+    nodes { id title } } }
+}"""
+        self.product = f"""query StoreProductById($id: ID!, $variants: Int!, $images: Int!) {{
+  product(id: $id) {{ ...StoreProduct }}
+}}
+{fragments}"""
+        self.nodes = f"""query StoreProductsById($ids: [ID!]!, $variants: Int!, $images: Int!) {{
+  nodes(ids: $ids) {{ ... on Product {{ ...StoreProduct }} }}
+}}
+{fragments}"""
+        variant = _AD_VARIANT if admin else _SF_VARIANT
+        self.more_variants = f"""query StoreMoreVariants($id: ID!, $after: String, $variants: Int!) {{
+  product(id: $id) {{ variants(first: $variants, after: $after) {{
+    pageInfo {{ hasNextPage endCursor }} nodes {{ ...StoreVariant }} }} }}
+}}
+{variant}"""
+        self.collections = """query StoreCollections($after: String) {
+  collections(first: 250, after: $after) { pageInfo { hasNextPage endCursor } nodes { id title } }
+}"""
+        self.shop = ("{ shop { name myshopifyDomain primaryDomain { host url } } }" if admin
+                     else "{ shop { name primaryDomain { host url } } }")
+
+    def search(self, text: str) -> str:
+        """The `query` argument: active products (Admin) whose title contains `text` (when given)."""
+        terms = ["status:active"] if self.admin else []
+        if text:
+            terms.append(f"title:{quoted_search_value(text)}")
+        return " AND ".join(terms)
 
 
-def api_base(domain: str, version: str = DEFAULT_API_VERSION, override: str = "") -> str:
-    """The Admin API root ending in "/": `override` when set, else https://{domain}/admin/api/{version}/."""
+def quoted_search_value(text: str) -> str:
+    """`text` as one quoted value of Shopify's search syntax: backslash before \\ " : ( )."""
+    return '"' + re.sub(r'([\\"():])', r"\\\1", text) + '"'
+
+
+def shop_root(domain: str, override: str = "") -> str:
+    """The shop's root without a trailing "/": `override` when set, else https://{domain}."""
     if override.strip():
-        base = override.strip()
+        return override.strip().rstrip("/")
+    host = domain.strip().removeprefix("https://").removeprefix("http://").strip("/")
+    return f"https://{host}"
+
+
+def _image(raw: Any) -> StoreImage | None:
+    if not isinstance(raw, dict) or not raw.get("url"):
+        return None
+    renditions = tuple((w, str(raw[f"w{w}"])) for w in IMAGE_WIDTHS if raw.get(f"w{w}"))
+    return StoreImage(src=str(raw["url"]), alt=str(raw.get("altText") or ""), width=int(raw.get("width") or 0),
+                      height=int(raw.get("height") or 0), renditions=renditions)
+
+
+def _variant(raw: dict[str, Any]) -> StoreVariant:
+    price = raw.get("price")
+    amount = price.get("amount") if isinstance(price, dict) else price
+    gid = str(raw["id"])
+    return StoreVariant(
+        id=ids.numeric_id(gid, ids.VARIANT),
+        title=str(raw.get("title") or ""),
+        price_cents=price_cents(amount) if amount is not None else None,
+        options=tuple(str(o.get("value") or "") for o in raw.get("selectedOptions") or [] if isinstance(o, dict)),
+        gid=gid,
+        available=bool(raw.get("availableForSale", True)),
+    )
+
+
+def parse_graphql_product(raw: dict[str, Any], extra_variants: Sequence[dict[str, Any]] = ()) -> StoreProduct:
+    """A product from a Storefront or Admin GraphQL answer (the `StoreProduct` fragment); ValueError
+    or KeyError when it lacks its id or title. `extra_variants` are the variants of further pages."""
+    gid = str(raw["id"])
+    if "media" in raw:  # Admin: images are media
+        image_nodes = [m.get("image") for m in (raw.get("media") or {}).get("nodes") or [] if isinstance(m, dict)]
     else:
-        host = domain.strip().removeprefix("https://").removeprefix("http://").strip("/")
-        base = f"https://{host}/admin/api/{version.strip() or DEFAULT_API_VERSION}/"
-    return base if base.endswith("/") else base + "/"
-
-
-def parse_call_limit(value: str | None) -> tuple[int, int] | None:
-    """(used, size) from an X-Shopify-Shop-Api-Call-Limit header such as "32/40"; None when unreadable."""
-    if not value:
-        return None
-    used, _, size = value.partition("/")
-    try:
-        used_n, size_n = int(used.strip()), int(size.strip())
-    except ValueError:
-        return None
-    return (used_n, size_n) if size_n > 0 and used_n >= 0 else None
-
-
-def retry_after_seconds(response: httpx.Response) -> float:
-    """Seconds from Retry-After ("2.0"), DEFAULT_RETRY_AFTER when absent or unreadable, capped."""
-    try:
-        seconds = float(response.headers.get("Retry-After", "").strip())
-    except ValueError:
-        seconds = DEFAULT_RETRY_AFTER
-    if not math.isfinite(seconds) or seconds < 0:
-        seconds = DEFAULT_RETRY_AFTER
-    return min(seconds, MAX_RETRY_AFTER)
-
-
-def next_page_info(response: httpx.Response) -> str:
-    """The page_info of the Link header's rel="next" ("" when there is no next page)."""
-    link = response.links.get("next")
-    if not link or not link.get("url"):
-        return ""
-    values = parse_qs(urlsplit(link["url"]).query).get("page_info")
-    return values[0] if values else ""
-
-
-def _error_body(response: httpx.Response) -> Any:
-    try:
-        body = response.json()
-    except ValueError:
-        return response.text[:500]
-    return body.get("errors", body) if isinstance(body, dict) else body
+        image_nodes = [*((raw.get("images") or {}).get("nodes") or [])]
+        featured = raw.get("featuredImage")
+        if isinstance(featured, dict) and all(n.get("url") != featured.get("url") for n in image_nodes
+                                              if isinstance(n, dict)):
+            image_nodes.insert(0, featured)
+    variants = []
+    for node in [*((raw.get("variants") or {}).get("nodes") or []), *extra_variants]:
+        try:
+            variants.append(_variant(node))
+        except (KeyError, TypeError, ValueError):
+            log.warning("Skipped an unreadable Shopify variant of %s", gid)
+    return StoreProduct(
+        id=ids.numeric_id(gid, ids.PRODUCT),
+        title=str(raw["title"]),
+        body_html=str(raw.get("descriptionHtml") or ""),
+        vendor=str(raw.get("vendor") or ""),
+        product_type=str(raw.get("productType") or ""),
+        tags=tuple(str(t) for t in raw.get("tags") or [] if str(t).strip()),
+        option_names=tuple(str(o.get("name") or "") for o in raw.get("options") or [] if isinstance(o, dict)),
+        variants=tuple(variants),
+        images=tuple(image for image in (_image(n) for n in image_nodes) if image is not None),
+        gid=gid,
+        handle=str(raw.get("handle") or ""),
+    )
 
 
 def _clamp_limit(limit: int) -> int:
     return max(1, min(MAX_PAGE_SIZE, int(limit)))
 
 
+def _connection(data: Any, failure: str) -> tuple[list[Any], str]:
+    """(nodes, next cursor or "") of a connection answer; StoreUnavailable when it is not one."""
+    if not isinstance(data, dict) or not isinstance(data.get("nodes"), list):
+        raise StoreUnavailable(failure, details={"error": "unreadable connection"})
+    page = data.get("pageInfo") or {}
+    return data["nodes"], str(page.get("endCursor") or "") if page.get("hasNextPage") else ""
+
+
 class ShopifyCatalogue:
-    """The StoreCatalogue of a Shopify shop, over the Admin REST API (see the module docstring)."""
+    """The StoreCatalogue of a Shopify shop over its GraphQL APIs (see the module docstring)."""
 
     def __init__(
         self,
         settings: Any = None,
         *,
-        base_url: str = "",
-        token: str = "",
+        shop_root: str = "",
+        storefront_token: str = "",
+        private_token: str = "",
+        admin_token: str = "",
+        version: str = "",
         timeout: float = 10.0,
         cache_ttl: float = 30.0,
         cache_size: int = 512,
         max_attempts: int = 4,
         backoff_base: float = 0.5,
         backoff_cap: float = 8.0,
-        bucket_headroom: int = 8,
-        leak_per_second: float = 2.0,
         search_pages: int = 8,
         missing_ttl: float = 60.0,
         missing_size: int = 1024,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Any = time.monotonic,
         sleep: Sleep = asyncio.sleep,
         transport: httpx.AsyncBaseTransport | None = None,
         user_agent: str = USER_AGENT,
     ) -> None:
         if settings is not None:  # ShopifyCatalogue(settings): the store's settings (wiring.store_catalogue)
-            base_url = base_url or api_base(settings.shopify_store_domain, settings.shopify_api_version,
-                                            getattr(settings, "shopify_api_base", ""))
-            token = token or settings.shopify_access_token
-        if not base_url:
-            raise ValueError("ShopifyCatalogue needs settings or a base_url")
-        self.base_url = base_url if base_url.endswith("/") else base_url + "/"
-        self.cache_ttl = max(0.0, cache_ttl)
-        self.cache_size = max(1, cache_size)
-        self.max_attempts = max(1, max_attempts)
-        self.backoff_base = backoff_base
-        self.backoff_cap = backoff_cap
-        self.bucket_headroom = max(0, bucket_headroom)
-        self.leak_per_second = leak_per_second
-        self.search_pages = max(1, search_pages)
+            shop_root = shop_root or _root_of(settings.shopify_store_domain, settings.shopify_api_base)
+            storefront_token = storefront_token or settings.shopify_storefront_token
+            private_token = private_token or settings.shopify_storefront_private_token
+            admin_token = admin_token or settings.shopify_access_token
+            version = version or settings.shopify_api_version
+        if not shop_root:
+            raise ValueError("ShopifyCatalogue needs settings or a shop_root")
+        if not (storefront_token or private_token or admin_token):
+            raise ValueError("ShopifyCatalogue needs a Storefront or an Admin token")
+        self.version = version.strip() or DEFAULT_API_VERSION
+        self.admin = not (storefront_token or private_token)
+        root = shop_root.rstrip("/")
+        headers = {"User-Agent": user_agent}
+        if self.admin:
+            endpoint = f"{root}/admin/api/{self.version}/graphql.json"
+            headers["X-Shopify-Access-Token"] = admin_token
+            log.warning(ADMIN_ADVICE)
+        else:
+            endpoint = f"{root}/api/{self.version}/graphql.json"
+            if private_token:
+                headers["Shopify-Storefront-Private-Token"] = private_token
+            else:
+                headers["X-Shopify-Storefront-Access-Token"] = storefront_token
+        self.endpoint = endpoint
+        self.api = "admin" if self.admin else "storefront"
+        self._dialect = _Dialect(self.admin)
         self._clock = clock
-        self._sleep = sleep
-        self._cache: OrderedDict[str, tuple[float, Any, str]] = OrderedDict()
+        self._graphql = ShopifyGraphQL(
+            endpoint, headers, version=self.version, admin=self.admin, send_buyer_ip=bool(private_token and not self.admin),
+            timeout=timeout, max_attempts=max_attempts,
+            backoff_base=backoff_base, backoff_cap=backoff_cap, cache_ttl=cache_ttl, cache_size=cache_size,
+            clock=clock, sleep=sleep, transport=transport,
+        )
+        self.search_pages = max(1, search_pages)
         self.missing_ttl = max(0.0, missing_ttl)
         self.missing_size = max(1, missing_size)
         #: Product ids the store said it does not sell, until when (oldest first).
         self._missing: OrderedDict[int, float] = OrderedDict()
-        self._ready_at = 0.0  # no request starts before this moment (bucket nearly full)
-        self._http = httpx.AsyncClient(
-            base_url=self.base_url,
-            timeout=timeout,
-            transport=transport,
-            headers={"X-Shopify-Access-Token": token, "Accept": "application/json", "User-Agent": user_agent},
-        )
+        #: Collection numeric id -> gid, as the store named them.
+        self._collection_gids: dict[int, str] = {}
+        self._domain = ""
 
     @classmethod
     def from_settings(cls, settings: Any, **kwargs: Any) -> ShopifyCatalogue:
-        """A catalogue for SHOPIFY_STORE_DOMAIN / SHOPIFY_ACCESS_TOKEN (SHOPIFY_API_BASE when set)."""
+        """A catalogue for SHOPIFY_STORE_DOMAIN and its tokens (SHOPIFY_API_BASE when set)."""
         return cls(settings, **kwargs)
 
-    def __repr__(self) -> str:  # never show the token
-        return f"ShopifyCatalogue(base_url={self.base_url!r})"
-
     async def aclose(self) -> None:
-        await self._http.aclose()
+        await self._graphql.aclose()
 
     async def __aenter__(self) -> Self:
         return self
@@ -213,9 +348,7 @@ class ShopifyCatalogue:
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
-    def clear_cache(self) -> None:
-        self._cache.clear()
-        self._missing.clear()
+    # ------------------------------------------------------------------ missing ids
 
     def _known_missing(self, product_id: int) -> bool:
         until = self._missing.get(product_id)
@@ -227,8 +360,6 @@ class ShopifyCatalogue:
         return False
 
     def _note_missing(self, product_id: int) -> None:
-        """Remember an id the store does not sell for `missing_ttl` (anyone may ask for any id, and
-        each unknown one would otherwise cost a request); the oldest go past `missing_size`."""
         if self.missing_ttl <= 0:
             return
         self._missing[product_id] = self._clock() + self.missing_ttl
@@ -236,286 +367,313 @@ class ShopifyCatalogue:
         while len(self._missing) > self.missing_size:
             self._missing.popitem(last=False)
 
-    # ------------------------------------------------------------------ request core
-
-    def backoff(self, attempt: int) -> float:
-        """Delay before retry number `attempt` (1-based) after a 5xx or a lost connection."""
-        return min(self.backoff_cap, self.backoff_base * 2 ** (attempt - 1))
-
-    async def _wait_for_bucket(self) -> None:
-        wait = self._ready_at - self._clock()
-        if wait > 0:
-            await self._sleep(wait)
-
-    def _note_call_limit(self, response: httpx.Response) -> None:
-        limit = parse_call_limit(response.headers.get("X-Shopify-Shop-Api-Call-Limit"))
-        if limit is None or self.leak_per_second <= 0:
-            return
-        used, size = limit
-        mark = max(0, size - self.bucket_headroom)
-        if used > mark:
-            self._ready_at = max(self._ready_at, self._clock() + (used - mark) / self.leak_per_second)
-
-    def _cache_key(self, path: str, params: dict[str, Any]) -> str:
-        return f"{self.base_url}{path}?{urlencode(sorted(params.items()))}"
-
-    async def _get(self, path: str, params: dict[str, Any], key: str, failure: str, *,
-                   use_cache: bool = True) -> tuple[Any, str]:
-        """GET `path` and return (the value under the resource `key`, the next page_info)."""
-        cache_key = self._cache_key(path, params)
-        if use_cache and self.cache_ttl > 0:
-            hit = self._cache.get(cache_key)
-            if hit is not None and hit[0] > self._clock():
-                self._cache.move_to_end(cache_key)
-                return hit[1], hit[2]
-        response = await self._send(path, params, failure)
-        try:
-            body = response.json()
-        except ValueError:
-            log.warning("Shopify answered malformed JSON for %s (HTTP %s)", path, response.status_code)
-            raise StoreUnavailable(failure, details={"status": response.status_code, "error": "malformed JSON"}) from None
-        if not isinstance(body, dict) or key not in body:
-            log.warning("Shopify answered %s without its %r key", path, key)
-            raise StoreUnavailable(failure, details={"status": response.status_code, "error": f"no {key!r} in the body"})
-        value, cursor = body[key], next_page_info(response)
-        if use_cache and self.cache_ttl > 0:
-            self._cache[cache_key] = (self._clock() + self.cache_ttl, value, cursor)
-            self._cache.move_to_end(cache_key)
-            while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
-        return value, cursor
-
-    async def _send(self, path: str, params: dict[str, Any], failure: str) -> httpx.Response:
-        """One GET, paced to the bucket and retried when that is worth it; a 2xx response or an error."""
-        attempt = 0
-        while True:
-            attempt += 1
-            last = attempt >= self.max_attempts
-            await self._wait_for_bucket()
-            try:
-                response = await self._http.get(path, params=params)
-            except httpx.TimeoutException as exc:
-                log.warning("Shopify timed out on %s: %r", path, exc)
-                raise StoreUnavailable(failure, details={"error": "timeout"}) from exc
-            except httpx.TransportError as exc:
-                if last:
-                    log.warning("Shopify unreachable on %s: %r", path, exc)
-                    raise StoreUnavailable(failure, details={"error": repr(exc)}) from exc
-                await self._sleep(self.backoff(attempt))
-                continue
-            self._note_call_limit(response)
-            status = response.status_code
-            if status == 429:
-                if last:
-                    log.warning("Shopify kept throttling %s after %d attempts", path, attempt)
-                    raise StoreUnavailable(failure, details={"status": status, "errors": _error_body(response)})
-                # Hold every request of this client (not only this one) until Shopify said to retry.
-                self._ready_at = max(self._ready_at, self._clock() + retry_after_seconds(response))
-                continue
-            if status >= 500:
-                if last:
-                    log.warning("Shopify answered HTTP %s on %s after %d attempts", status, path, attempt)
-                    raise StoreUnavailable(failure, details={"status": status, "errors": _error_body(response)})
-                await self._sleep(self.backoff(attempt))
-                continue
-            if status == 404:
-                raise _NotFound(path)
-            if status >= 400:
-                log.warning("Shopify refused %s: HTTP %s %s", path, status, _error_body(response))
-                raise StoreUnavailable(failure, details={"status": status, "errors": _error_body(response)})
-            return response
-
     # ------------------------------------------------------------------ StoreCatalogue
 
     async def status(self) -> StoreStatus:
-        """GET /shop.json, uncached: 'connected' with the shop's name and domain, else 'error'. Never raises."""
+        """The shop's name and primary domain, uncached: 'connected', else 'error'. Never raises."""
         failure = "Could not reach the Shopify store. Please check SHOPIFY_STORE_DOMAIN and try again later."
+        tokens = "SHOPIFY_ACCESS_TOKEN" if self.admin else "SHOPIFY_STOREFRONT_TOKEN / SHOPIFY_STOREFRONT_PRIVATE_TOKEN"
         try:
-            shop, _ = await self._get("shop.json", {}, "shop", failure, use_cache=False)
-        except _NotFound:
-            return StoreStatus(STATUS_ERROR, "Shopify answered 404 for the shop: check SHOPIFY_STORE_DOMAIN "
-                                             "and SHOPIFY_API_VERSION.")
+            data = await self._graphql.execute(self._dialect.shop, None, failure, use_cache=False)
         except StoreUnavailable as error:
-            http_status = error.details.get("status") if isinstance(error.details, dict) else None
+            details = error.details if isinstance(error.details, dict) else {}
+            http_status = details.get("status")
             if http_status in (401, 403):
+                scope = "read_products" if self.admin else "unauthenticated_read_product_listings"
                 return StoreStatus(STATUS_ERROR, f"Shopify refused the access token (HTTP {http_status}): check "
-                                                 "SHOPIFY_ACCESS_TOKEN and that the app has the read_products scope.")
+                                                 f"{tokens} and that it has the {scope} scope.")
             if http_status == 402:
                 return StoreStatus(STATUS_ERROR, "The Shopify store is frozen (HTTP 402): its bill is unpaid.")
+            if http_status == 404:
+                return StoreStatus(STATUS_ERROR, "Shopify answered 404 for the shop: check SHOPIFY_STORE_DOMAIN.")
             if http_status == 423:
                 return StoreStatus(STATUS_ERROR, "The Shopify store is locked (HTTP 423).")
-            reason = f" (HTTP {http_status})" if http_status else ""
+            if http_status == 430:
+                return StoreStatus(STATUS_ERROR, "Shopify's bot protection refused this server (HTTP 430): use "
+                                                 "SHOPIFY_STOREFRONT_PRIVATE_TOKEN.")
+            reason = f" (HTTP {http_status})" if http_status and http_status != 200 else ""
             return StoreStatus(STATUS_ERROR, f"Could not reach the Shopify store{reason}. Please try again later.")
         except Exception:  # status() is a health check: it reports, it does not raise
             log.exception("Shopify status check failed")
             return StoreStatus(STATUS_ERROR, "Could not reach the Shopify store. Please try again later.")
+        shop = data.get("shop")
         if not isinstance(shop, dict):
             return StoreStatus(STATUS_ERROR, "Shopify answered an unreadable shop.")
         name = str(shop.get("name") or "")
-        domain = str(shop.get("domain") or shop.get("myshopify_domain") or "")
+        primary = shop.get("primaryDomain") if isinstance(shop.get("primaryDomain"), dict) else {}
+        domain = str(primary.get("host") or shop.get("myshopifyDomain") or "")
+        self._domain = domain
         return StoreStatus(STATUS_CONNECTED, f"Connected to {name or domain or 'the Shopify store'}.",
                            shop_name=name, domain=domain)
 
     async def products(
         self, *, query: str = "", collection_id: int | None = None, cursor: str = "", limit: int = 24
     ) -> StorePage:
-        """Active products, newest id last; of one collection when given; titles containing `query`."""
-        limit = _clamp_limit(limit)
-        needle = search_text(query).casefold()
-        try:
+        """Products in id order (a collection's in its order); of one collection when given; titles containing `query`."""
+        limit = min(_clamp_limit(limit), self._dialect.max_page)
+        needle = search_text(query)
+        if cursor.startswith(SEARCH_CURSOR_PREFIX) and not (needle and collection_id is not None):
+            raise ValidationError("This page belongs to a search; please search again.")
+        if collection_id is not None:
+            collection_gid = await self._collection_gid(int(collection_id))
+            if not collection_gid:
+                return StorePage((), "")  # no such collection: nothing in it
             if needle:
-                return await self._search(needle, collection_id, cursor, limit)
-            if cursor.startswith(SEARCH_CURSOR_PREFIX):
-                raise ValidationError("This page belongs to a search; please search again.")
-            if collection_id is not None:
-                return await self._collection_page(collection_id, cursor, limit)
-            params: dict[str, Any] = {"page_info": cursor, "limit": limit} if cursor else {"status": "active",
-                                                                                             "limit": limit}
-            raw, next_cursor = await self._get("products.json", params, "products", PRODUCTS_FAILED)
-            return StorePage(self._parse_all(raw, PRODUCTS_FAILED), next_cursor)
-        except _NotFound:
-            if collection_id is not None:
-                return StorePage((), "")  # the collection is gone: nothing in it
-            raise StoreUnavailable(PRODUCTS_FAILED, details={"status": 404}) from None
+                return await self._search_collection(collection_gid, needle, cursor, limit)
+            data = await self._graphql.execute(self._dialect.collection_products, {
+                "id": collection_gid, "first": limit, "after": cursor or None,
+                "variants": self._dialect.list_variants, "images": self._dialect.list_images}, PRODUCTS_FAILED)
+            collection = data.get("collection")
+            if collection is None:
+                return StorePage((), "")
+            nodes, next_cursor = _connection(collection.get("products"), PRODUCTS_FAILED)
+        else:
+            data = await self._graphql.execute(self._dialect.products, {
+                "first": limit, "after": cursor or None, "query": self._dialect.search(needle) or None,
+                "variants": self._dialect.list_variants, "images": self._dialect.list_images}, PRODUCTS_FAILED)
+            nodes, next_cursor = _connection(data.get("products"), PRODUCTS_FAILED)
+        return StorePage(self._parse_all(nodes, PRODUCTS_FAILED), next_cursor)
 
     async def product(self, product_id: int) -> StoreProduct:
-        """An active product; NotFoundError for one the store does not sell (remembered for
-        `missing_ttl`, so asking again costs no request)."""
+        """A product the store sells, every variant; NotFoundError for one it does not (remembered
+        for `missing_ttl`, so asking again costs no request)."""
         product_id = int(product_id)
         if self._known_missing(product_id):
             raise NotFoundError(PRODUCT_NOT_FOUND)
         try:
-            raw, _ = await self._get(f"products/{product_id}.json", {}, "product", PRODUCT_FAILED)
-        except _NotFound:
-            self._note_missing(product_id)
+            gid = ids.shopify_gid(ids.PRODUCT, product_id)
+        except ValueError:
             raise NotFoundError(PRODUCT_NOT_FOUND) from None
-        if not isinstance(raw, dict):
-            raise StoreUnavailable(PRODUCT_FAILED, details={"error": "unreadable product"})
-        if raw.get("status", "active") != "active":
+        data = await self._graphql.execute(self._dialect.product, {"id": gid, "variants": self._dialect.full_variants,
+                                                                   "images": IMAGES},
+                                           PRODUCT_FAILED)
+        raw = data.get("product")
+        if not isinstance(raw, dict) or (self.admin and raw.get("status") != "ACTIVE"):
             self._note_missing(product_id)
             raise NotFoundError(PRODUCT_NOT_FOUND)
-        try:
-            return parse_product(raw)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise StoreUnavailable(PRODUCT_FAILED, details={"error": f"unreadable product: {exc!r}"}) from exc
+        return await self._complete(raw, PRODUCT_FAILED)
 
     async def products_by_id(self, product_ids: Sequence[int]) -> dict[int, StoreProduct]:
-        """The active products among `product_ids`, 250 to a request (`products.json?ids=`); ids
-        remembered missing cost nothing, and those the answer leaves out are remembered so."""
+        """The products the store sells among `product_ids`, every variant, read with `nodes(ids:)`;
+        ids remembered missing cost nothing, and those the answer leaves out are remembered so."""
         wanted = [i for i in dict.fromkeys(int(i) for i in product_ids) if not self._known_missing(i)]
         found: dict[int, StoreProduct] = {}
-        for start in range(0, len(wanted), MAX_PAGE_SIZE):
-            chunk = wanted[start:start + MAX_PAGE_SIZE]
-            try:
-                products = await self._full_products(chunk)
-            except _NotFound:
-                raise StoreUnavailable(PRODUCTS_FAILED, details={"status": 404}) from None
-            found.update((product.id, product) for product in products)
+        chunk_size = self._dialect.nodes_chunk
+        for start in range(0, len(wanted), chunk_size):
+            chunk = wanted[start:start + chunk_size]
+            gids = []
+            for product_id in chunk:
+                try:
+                    gids.append(ids.shopify_gid(ids.PRODUCT, product_id))
+                except ValueError:
+                    self._note_missing(product_id)
+            if gids:
+                for product in await self._nodes(gids, PRODUCTS_FAILED):
+                    found[product.id] = product
             for product_id in chunk:
                 if product_id not in found:
                     self._note_missing(product_id)
         return found
 
     async def collections(self) -> list[StoreCollection]:
-        """Published custom and smart collections, merged and sorted by title."""
+        """The collections the store publishes, sorted by title."""
         found: dict[int, StoreCollection] = {}
-        try:
-            for path, key in (("custom_collections.json", "custom_collections"),
-                              ("smart_collections.json", "smart_collections")):
-                params: dict[str, Any] = {"limit": MAX_PAGE_SIZE, "published_status": "published"}
-                for _ in range(COLLECTION_PAGES):
-                    raw, page_info = await self._get(path, params, key, COLLECTIONS_FAILED)
-                    if not isinstance(raw, list):
-                        raise StoreUnavailable(COLLECTIONS_FAILED, details={"error": f"{key} is not a list"})
-                    for item in raw:
-                        try:
-                            found[int(item["id"])] = StoreCollection(int(item["id"]), str(item["title"]))
-                        except (KeyError, TypeError, ValueError):
-                            log.warning("Skipped an unreadable Shopify collection")
-                    if not page_info:
-                        break
-                    params = {"limit": MAX_PAGE_SIZE, "page_info": page_info}
-        except _NotFound:
-            raise StoreUnavailable(COLLECTIONS_FAILED, details={"status": 404}) from None
+        after: str | None = None
+        for _ in range(COLLECTION_PAGES):
+            data = await self._graphql.execute(self._dialect.collections, {"after": after}, COLLECTIONS_FAILED)
+            nodes, next_cursor = _connection(data.get("collections"), COLLECTIONS_FAILED)
+            for node in nodes:
+                try:
+                    gid = str(node["id"])
+                    collection = StoreCollection(ids.numeric_id(gid, ids.COLLECTION), str(node["title"]), gid)
+                except (KeyError, TypeError, ValueError):
+                    log.warning("Skipped an unreadable Shopify collection")
+                    continue
+                found[collection.id] = collection
+                self._collection_gids[collection.id] = gid
+            if not next_cursor:
+                break
+            after = next_cursor
         return sorted(found.values(), key=lambda c: (c.title.casefold(), c.id))
+
+    async def checkout(self, lines: Sequence[CheckoutLine]) -> StoreCheckout:
+        """A Storefront cart holding `lines` (`cartCreate`) and its checkoutUrl; what the store refused
+        or changed comes back in plain words, and then no address (the shopper fixes the cart first).
+        The Admin API has no carts: there the store's cart permalink."""
+        if not lines:
+            raise ValidationError("There is nothing from the store to check out.")
+        if self.admin:
+            return await self._permalink(lines)
+        mutation = """mutation StoreCheckout($lines: [CartLineInput!]) {
+  cartCreate(input: {lines: $lines}) {
+    cart { id checkoutUrl totalQuantity
+      lines(first: 250) { nodes { quantity merchandise { ... on ProductVariant { id } } } } }
+    userErrors { field message code }
+    warnings { code message target }
+  }
+}"""
+        variables = {"lines": [{"merchandiseId": line.variant_gid, "quantity": line.quantity} for line in lines]}
+        data = await self._graphql.execute(mutation, variables, CHECKOUT_FAILED, use_cache=False)
+        payload = data.get("cartCreate")
+        if not isinstance(payload, dict):
+            raise StoreUnavailable(CHECKOUT_FAILED, details={"error": "no cartCreate in the answer"})
+        problems = checkout_problems(lines, payload)
+        cart = payload.get("cart") if isinstance(payload.get("cart"), dict) else None
+        url = str(cart.get("checkoutUrl") or "") if cart else ""
+        if problems or not url:
+            if not problems:
+                raise StoreUnavailable(CHECKOUT_FAILED, details={"error": "no checkoutUrl"})
+            log.info("Shopify refused or changed the checkout: %s", problems)
+            return StoreCheckout("", tuple(problems))
+        return StoreCheckout(url)
 
     # ------------------------------------------------------------------ helpers
 
-    @staticmethod
-    def _parse_all(raw: Any, failure: str) -> tuple[StoreProduct, ...]:
-        """Products of a list answer; an unreadable item is skipped (logged), a non-list is an error."""
-        if not isinstance(raw, list):
-            raise StoreUnavailable(failure, details={"error": "products is not a list"})
+    async def _permalink(self, lines: Sequence[CheckoutLine]) -> StoreCheckout:
+        if not self._domain:
+            status = await self.status()
+            if status.status != STATUS_CONNECTED:
+                raise StoreUnavailable(CHECKOUT_FAILED, details={"error": status.message})
+        host = self._domain.lower() if _HOST.fullmatch(self._domain) else ""
+        quantities: dict[str, int] = {}
+        for line in lines:
+            if line.variant_id.isdigit():
+                quantities[line.variant_id] = quantities.get(line.variant_id, 0) + line.quantity
+        if not host or not quantities:
+            raise StoreUnavailable(CHECKOUT_FAILED, details={"error": "no permalink"})
+        return StoreCheckout(f"https://{host}/cart/" + ",".join(f"{v}:{q}" for v, q in quantities.items()))
+
+    def _parse_all(self, nodes: list[Any], failure: str) -> tuple[StoreProduct, ...]:
+        """Products of a list answer; an unreadable one is skipped (logged)."""
         products = []
-        for item in raw:
+        for node in nodes:
+            if not isinstance(node, dict) or (self.admin and node.get("status", "ACTIVE") != "ACTIVE"):
+                continue
             try:
-                products.append(parse_product(item))
+                products.append(parse_graphql_product(node))
             except (KeyError, TypeError, ValueError, AttributeError):
                 log.warning("Skipped an unreadable Shopify product")
         return tuple(products)
 
-    async def _full_products(self, ids: list[int]) -> tuple[StoreProduct, ...]:
-        """The active products of `ids` (at most 250) with variants, in the order of `ids`."""
-        if not ids:
-            return ()
-        params = {"ids": ",".join(str(i) for i in ids), "status": "active", "limit": MAX_PAGE_SIZE}
-        raw, _ = await self._get("products.json", params, "products", PRODUCTS_FAILED)
-        by_id = {p.id: p for p in self._parse_all(raw, PRODUCTS_FAILED)}
-        return tuple(by_id[i] for i in ids if i in by_id)
+    async def _complete(self, raw: dict[str, Any], failure: str) -> StoreProduct:
+        """The product of `raw` with every variant (further pages read `full_variants` at a time)."""
+        extra: list[dict[str, Any]] = []
+        page = (raw.get("variants") or {}).get("pageInfo") or {}
+        after = page.get("endCursor") if page.get("hasNextPage") else None
+        while after:
+            data = await self._graphql.execute(self._dialect.more_variants, {
+                "id": raw["id"], "after": after, "variants": self._dialect.full_variants}, failure)
+            product = data.get("product")
+            if not isinstance(product, dict):
+                break
+            nodes, next_cursor = _connection(product.get("variants"), failure)
+            extra.extend(n for n in nodes if isinstance(n, dict))
+            after = next_cursor or None
+        try:
+            return parse_graphql_product(raw, extra)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise StoreUnavailable(failure, details={"error": f"unreadable product: {exc!r}"}) from exc
 
-    @staticmethod
-    def _ids(raw: Any) -> list[int]:
-        if not isinstance(raw, list):
-            raise StoreUnavailable(PRODUCTS_FAILED, details={"error": "products is not a list"})
-        ids = []
-        for item in raw:
-            try:
-                ids.append(int(item["id"]))
-            except (KeyError, TypeError, ValueError):
-                log.warning("Skipped an unreadable Shopify product")
-        return ids
+    async def _nodes(self, gids: list[str], failure: str) -> list[StoreProduct]:
+        """The sold products among `gids` (one request, then their further variants), in that order."""
+        data = await self._graphql.execute(self._dialect.nodes, {"ids": gids, "variants": self._dialect.full_variants,
+                                                                "images": IMAGES},
+                                           failure)
+        nodes = data.get("nodes")
+        if not isinstance(nodes, list):
+            raise StoreUnavailable(failure, details={"error": "nodes is not a list"})
+        products = []
+        for node in nodes:
+            if not isinstance(node, dict) or "id" not in node:
+                continue
+            if self.admin and node.get("status") != "ACTIVE":
+                continue
+            products.append(await self._complete(node, failure))
+        return products
 
-    async def _collection_page(self, collection_id: int, cursor: str, limit: int) -> StorePage:
-        path = f"collections/{int(collection_id)}/products.json"
-        params: dict[str, Any] = {"page_info": cursor, "limit": limit} if cursor else {"limit": limit}
-        raw, next_cursor = await self._get(path, params, "products", PRODUCTS_FAILED)
-        return StorePage(await self._full_products(self._ids(raw)), next_cursor)
+    async def _collection_gid(self, collection_id: int) -> str:
+        """The gid of a collection as the store named it ("" for one it does not have)."""
+        if collection_id not in self._collection_gids:
+            await self.collections()
+        return self._collection_gids.get(collection_id, "")
 
-    async def _search(self, needle: str, collection_id: int | None, cursor: str, limit: int) -> StorePage:
-        """Title search done here (see the module docstring): walk the titles, match, read the page."""
+    async def _search_collection(self, collection_gid: str, needle: str, cursor: str, limit: int) -> StorePage:
+        """Title search inside a collection (see the module docstring): walk the titles, match, read the page."""
         offset = 0
         if cursor:
             raw_offset = cursor.removeprefix(SEARCH_CURSOR_PREFIX)
             if not cursor.startswith(SEARCH_CURSOR_PREFIX) or not raw_offset.isdigit():
                 raise ValidationError("This search page is no longer available; please search again.")
             offset = int(raw_offset)
-        matches = [pid for pid, title in await self._titles(collection_id) if needle in title.casefold()]
-        page_ids = matches[offset:offset + limit]
-        end = offset + len(page_ids)
-        products = await self._full_products(page_ids)
-        return StorePage(products, f"{SEARCH_CURSOR_PREFIX}{end}" if end < len(matches) else "")
-
-    async def _titles(self, collection_id: int | None) -> list[tuple[int, str]]:
-        """(id, title) of the active products (or the collection's products), at most search_pages pages."""
-        if collection_id is None:
-            path = "products.json"
-            params: dict[str, Any] = {"status": "active", "limit": MAX_PAGE_SIZE, "fields": "id,title"}
-        else:
-            path = f"collections/{int(collection_id)}/products.json"
-            params = {"limit": MAX_PAGE_SIZE, "fields": "id,title"}
-        titles: list[tuple[int, str]] = []
+        folded = needle.casefold()
+        matches: list[str] = []
+        after: str | None = None
         for _ in range(self.search_pages):
-            raw, page_info = await self._get(path, params, "products", PRODUCTS_FAILED)
-            if not isinstance(raw, list):
-                raise StoreUnavailable(PRODUCTS_FAILED, details={"error": "products is not a list"})
-            for item in raw:
-                try:
-                    titles.append((int(item["id"]), str(item["title"])))
-                except (KeyError, TypeError, ValueError):
-                    log.warning("Skipped an unreadable Shopify product")
-            if not page_info:
-                return titles
-            params = {"page_info": page_info, "limit": MAX_PAGE_SIZE, "fields": "id,title"}
-        log.warning("Shopify title search read only the first %d products (search_pages=%d): results are partial",
-                    len(titles), self.search_pages)
-        return titles
+            data = await self._graphql.execute(self._dialect.collection_titles, {"id": collection_gid, "after": after},
+                                               PRODUCTS_FAILED)
+            collection = data.get("collection")
+            if not isinstance(collection, dict):
+                return StorePage((), "")
+            nodes, next_cursor = _connection(collection.get("products"), PRODUCTS_FAILED)
+            matches.extend(str(n["id"]) for n in nodes
+                           if isinstance(n, dict) and folded in str(n.get("title") or "").casefold())
+            if not next_cursor:
+                break
+            after = next_cursor
+        else:
+            log.warning("Shopify collection search read only the first %d pages (search_pages): results are partial",
+                        self.search_pages)
+        page_gids = matches[offset:offset + limit]
+        end = offset + len(page_gids)
+        products: list[StoreProduct] = []
+        for start in range(0, len(page_gids), self._dialect.nodes_chunk):
+            products.extend(await self._nodes(page_gids[start:start + self._dialect.nodes_chunk], PRODUCTS_FAILED))
+        return StorePage(tuple(products), f"{SEARCH_CURSOR_PREFIX}{end}" if end < len(matches) else "")
+
+
+def _root_of(domain: str, override: str) -> str:
+    return shop_root(domain, override) if (domain.strip() or override.strip()) else ""
+
+
+def checkout_problems(lines: Sequence[CheckoutLine], payload: dict[str, Any]) -> list[str]:
+    """cartCreate's userErrors and stock warnings, each in plain words naming the shopper's line."""
+    by_gid = {line.variant_gid: line for line in lines}
+    cart = payload.get("cart") if isinstance(payload.get("cart"), dict) else {}
+    kept: dict[str, int] = {}
+    for node in ((cart.get("lines") or {}).get("nodes") or []) if cart else []:
+        merchandise = node.get("merchandise") if isinstance(node, dict) else None
+        if isinstance(merchandise, dict) and merchandise.get("id"):
+            kept[str(merchandise["id"])] = int(node.get("quantity") or 0)
+    problems: list[str] = []
+    for error in payload.get("userErrors") or []:
+        if not isinstance(error, dict):
+            continue
+        field = [str(f) for f in error.get("field") or []]
+        line = None
+        if len(field) >= 3 and field[1] == "lines" and field[2].isdigit() and int(field[2]) < len(lines):
+            line = lines[int(field[2])]
+        code = str(error.get("code") or "")
+        label = line.label if line else "An item"
+        if code == "INVALID" and line is not None:
+            problems.append(f"{label} is no longer sold by the store. Please remove it from your cart.")
+        elif code == "LESS_THAN" and line is not None:
+            problems.append(f"{label}: the quantity must be at least 1.")
+        elif code == "CART_TOO_LARGE":
+            problems.append("Too many different items for one checkout on the store. Please remove some.")
+        else:
+            problems.append(f"{label}: {error.get('message') or 'the store refused it'}")
+    for warning in payload.get("warnings") or []:
+        if not isinstance(warning, dict):
+            continue
+        line = by_gid.get(str(warning.get("target") or ""))
+        label = line.label if line else "An item"
+        code = str(warning.get("code") or "")
+        if code == "MERCHANDISE_OUT_OF_STOCK":
+            problems.append(f"{label} is sold out. Please remove it from your cart.")
+        elif code == "MERCHANDISE_NOT_ENOUGH_STOCK":
+            left = kept.get(line.variant_gid) if line else None
+            only = f"only {left} left" if left else "not that many left"
+            problems.append(f"{label}: {only} in stock. Please lower the quantity.")
+        else:
+            problems.append(f"{label}: {warning.get('message') or 'the store changed it'}")
+    return problems

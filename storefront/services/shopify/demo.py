@@ -1,8 +1,8 @@
 """The embedded store catalogue: a small Shopify-shaped shop served from memory.
 
-Used when SHOPIFY_STORE_DOMAIN or SHOPIFY_ACCESS_TOKEN is not set. Its products are built as
-Admin REST JSON and read with the same `parse_product` as the real client, so both sources agree
-on shapes. Product pictures are drawn with Pillow into the demo media folder (never hot-linked),
+Used when SHOPIFY_STORE_DOMAIN or every Shopify token is unset. Its products are written as
+Shopify product JSON and read into the same read model as the GraphQL client's answers (ids,
+gids, prices in cents). Its items are never sold (`checkout` refuses). Product pictures are drawn with Pillow into the demo media folder (never hot-linked),
 once: files that exist are kept.
 """
 
@@ -19,13 +19,15 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from storefront.services.media import demo_images
 from storefront.services.catalog.text_search import search_text
+from storefront.services.media import demo_images
 from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.shopify.catalogue import (
     MAX_PAGE_SIZE,
     PRODUCT_NOT_FOUND,
     STATUS_DEMO,
+    CheckoutLine,
+    StoreCheckout,
     StoreCollection,
     StorePage,
     StoreProduct,
@@ -35,9 +37,11 @@ from storefront.services.shopify.catalogue import (
 
 DEMO_SHOP_NAME = "Northline Demo Shop"
 DEMO_MESSAGE = (
-    "Demo mode: showing a sample catalogue. Set SHOPIFY_STORE_DOMAIN and SHOPIFY_ACCESS_TOKEN "
+    "Demo mode: showing a sample catalogue. Set SHOPIFY_STORE_DOMAIN and SHOPIFY_STOREFRONT_TOKEN "
     "to connect your Shopify store."
 )
+#: The demo has no store behind it to check out on.
+DEMO_CHECKOUT = "Demo catalogue: these items cannot be bought here"
 INVALID_CURSOR = "Invalid cursor"
 _CURSOR_PREFIX = "offset:"
 
@@ -181,7 +185,7 @@ def _slug(name: str) -> str:
 
 
 def _raw_product(index: int, item: _DemoItem, media_url: str, image_size: int) -> dict[str, Any]:
-    """The item as a product of the Admin REST API (2023-07 shape)."""
+    """The item as Shopify product JSON (the shape `parse_product` reads)."""
     product_id = _PRODUCT_ID_BASE + index
     option_values: list[tuple[str, Sequence[str]]] = []
     if len(item.colours) > 1 or (item.colours and item.sizes):
@@ -358,10 +362,13 @@ class DemoStoreCatalogue:
     async def collections(self) -> list[StoreCollection]:
         return list(self._collections)
 
+    async def checkout(self, lines: Sequence[CheckoutLine]) -> StoreCheckout:
+        raise ValidationError(DEMO_CHECKOUT)
+
     # ------------------------------------------------------------------ for tests and tools
 
     def raw_products(self) -> list[dict[str, Any]]:
-        """The catalogue as Admin REST JSON (what a fake Shopify could serve)."""
+        """The catalogue as Shopify product JSON (what a fake Shopify could serve)."""
         return [dict(raw) for raw in self._raw]
 
     def collection_product_ids(self, collection_id: int) -> frozenset[int]:

@@ -1,5 +1,6 @@
-"""Store-catalogue images as pages draw them. Shopify's CDN resizes on request (its `width` URL
-parameter), so its images get a srcset without being copied in; others are drawn as given."""
+"""Store-catalogue images as pages draw them. Shopify resizes on request: the client asks for
+renditions with `url(transform:)` and they make the srcset (nothing is copied in); a
+cdn.shopify.com image without renditions gets its `width` URL parameter; others are drawn as given."""
 
 from __future__ import annotations
 
@@ -38,6 +39,10 @@ def store_picture(image: StoreImage | None) -> Picture:
         return PLACEHOLDER_PICTURE
     width, height = (image.width, image.height) if image.width > 0 and image.height > 0 else (0, 0)
     width, height = width or DEFAULT_IMAGE_SIZE, height or DEFAULT_IMAGE_SIZE
+    if image.renditions:
+        usable = [(w, url) for w, url in image.renditions if not image.width or w <= image.width] or [image.renditions[0]]
+        srcset = ", ".join(f"{url} {w}w" for w, url in usable)
+        return Picture(src=usable[min(1, len(usable) - 1)][1], srcset=srcset, width=width, height=height)
     if not is_cdn_image(image.src):
         return Picture(src=image.src, srcset="", width=width, height=height)
     widths = [w for w in CDN_WIDTHS if not image.width or w <= image.width] or [CDN_WIDTHS[0]]
