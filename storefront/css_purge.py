@@ -222,8 +222,8 @@ class RadixUsage:
 
     def uses(self, class_name: str) -> bool:
         """Whether a rule needing `class_name` can match: every class but Radix's is kept."""
-        if not _RADIX_CLASS.match(class_name):
-            return True
+        if not _RADIX_CLASS.match(class_name) or class_name in self.words:
+            return True  # written out whole (markup the server writes: components/markup.py)
         breakpoint, _, name = class_name.rpartition(":")
         name = name.lstrip("-")
         # `rt-r-size-2`, `rt-variant-soft`, `rt-r-m--2` are composed at run time from the prop

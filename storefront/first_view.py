@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+
+import brotli
 import logging
 import re
 from collections.abc import Callable
@@ -136,6 +138,28 @@ def page_rewrite(path: str, query: str, settings: Settings) -> Rewrite | None:
     return Rewrite(fill, head)
 
 
+#: How a rewritten page is compressed, best first (the build's own files come precompressed in both).
+COMPRESSORS: dict[str, Callable[[bytes], bytes]] = {
+    "br": lambda page: brotli.compress(page, quality=5),
+    "gzip": lambda page: gzip.compress(page, compresslevel=6),
+}
+
+
+def page_encoding(scope: Scope) -> str:
+    """The best of COMPRESSORS the request accepts ("" for none), by its Accept-Encoding."""
+    accepted = {}
+    for name, value in scope.get("headers", []):
+        if name == b"accept-encoding":
+            for item in value.decode("latin-1").split(","):
+                coding, _, params = item.strip().partition(";")
+                q = params.strip().removeprefix("q=") if params.strip().startswith("q=") else "1"
+                try:
+                    accepted[coding.strip().lower()] = float(q)
+                except ValueError:
+                    accepted[coding.strip().lower()] = 0.0
+    return next((coding for coding in COMPRESSORS if accepted.get(coding, accepted.get("*", 0)) > 0), "")
+
+
 class FirstView:
     """Writes the first view and the head into the pages ServedRoutes marked (`PAGE_PATH` in the scope)."""
 
@@ -161,9 +185,7 @@ class FirstView:
         if rewrite is None:
             await self.app(scope, receive, send)
             return
-        accepts_gzip = any(
-            name == b"accept-encoding" and b"gzip" in value for name, value in scope.get("headers", [])
-        )
+        encoding = page_encoding(scope)
         # The page is rewritten: it is asked for whole and uncompressed (not the build's precompressed
         # copy, never a 304 that would keep yesterday's cards).
         headers = [(name, value) for name, value in scope.get("headers", []) if name not in _REWRITTEN]
@@ -187,9 +209,9 @@ class FirstView:
                 start = {**start, "status": rewrite.status}
                 del response_headers["etag"]
                 del response_headers["last-modified"]
-                if accepts_gzip:
-                    page = gzip.compress(page, compresslevel=6)
-                    response_headers["content-encoding"] = "gzip"
+                if encoding:
+                    page = COMPRESSORS[encoding](page)
+                    response_headers["content-encoding"] = encoding
                 if "accept-encoding" not in response_headers.get("vary", "").lower():
                     response_headers.append("vary", "Accept-Encoding")
                 response_headers["content-length"] = str(len(page))

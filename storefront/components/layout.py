@@ -52,12 +52,19 @@ def public_layout(content: rx.Component) -> rx.Component:
 
 
 def public_page(
-    route: str, title: str | rx.Var | None = None, on_load: object = None, description: str | None = None
+    route: str,
+    title: str | rx.Var | None = None,
+    on_load: object = None,
+    description: str | None = None,
+    *,
+    described_by_server: bool = False,
 ) -> Callable[[Callable[[], rx.Component]], Callable[[], rx.Component]]:
     """Wrap a page function in the public layout and register it under `route`; its title and
-    description are page_texts' for the route unless given (a Var title is used as it is)."""
+    description are page_texts' for the route unless given (a Var title is used as it is).
+    `described_by_server`: each address has its own description, which only the served head
+    holds (page_head.py); React drawing the route's would add a second one beside it."""
     title = page_title(title or PAGE_TITLES[route]) if not isinstance(title, rx.Var) else title
-    description = description or PAGE_DESCRIPTIONS.get(route, STORE_DESCRIPTION)
+    description = "" if described_by_server else description or PAGE_DESCRIPTIONS.get(route, STORE_DESCRIPTION)
 
     def decorator(page: Callable[[], rx.Component]) -> Callable[[], rx.Component]:
         @rx.page(route=route, title=title, description=description, on_load=on_load)

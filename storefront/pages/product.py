@@ -171,7 +171,7 @@ def not_found() -> rx.Component:
     )
 
 
-@public_page(route="/product/[id]", title=S.page_title, on_load=S.load)
+@public_page(route="/product/[id]", title=S.page_title, on_load=S.load, described_by_server=True)
 def product() -> rx.Component:
     return rx.box(
         rx.cond(S.loading, loading_view(), rx.cond(S.not_found, not_found(), details())),

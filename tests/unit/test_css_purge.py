@@ -90,8 +90,11 @@ def test_usage_follows_the_pages_imports_into_radix_and_reads_responsive_props(t
 def test_usage_counts_the_words_of_extra_sources(tmp_path: Path) -> None:
     web = _web_dir(tmp_path, 'import { IconButton } from "@radix-ui/themes";')
     extra = tmp_path / "island.py"
-    extra.write_text('CLASSES = "rt-SliderRoot"')
-    assert css_purge.radix_usage(web, [extra]).uses("rt-SliderRoot")
+    extra.write_text('CLASSES = "rt-SliderRoot xl:rt-r-gtc-2"')
+    usage = css_purge.radix_usage(web, [extra])
+    assert usage.uses("rt-SliderRoot")
+    # A breakpoint's class written out whole (the server's card markup) is in use; another is not.
+    assert usage.uses("xl:rt-r-gtc-2") and not usage.uses("lg:rt-r-gtc-2")
 
 
 def test_an_import_it_cannot_follow_stops_the_build(tmp_path: Path) -> None:

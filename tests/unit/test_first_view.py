@@ -7,11 +7,14 @@ import gzip
 import json
 from pathlib import Path
 
+import brotli
+import pytest
+
 from storefront.components.product_card import EAGER_CARDS, card_html
 from storefront.components.product_view import product_markup
 from storefront.components.markup import to_html
 from storefront.config import Settings
-from storefront.first_view import PAGE_PATH, Fill, FirstView, Rewrite, fill_page
+from storefront.first_view import PAGE_PATH, Fill, FirstView, Rewrite, fill_page, page_encoding
 from storefront.page_head import not_found_head
 from storefront.prerender import TEMPLATE, with_template
 from storefront.served_routes import ServedRoutes
@@ -135,7 +138,7 @@ def _serve(page: bytes, fill: Fill | None, headers: list[tuple[bytes, bytes]], p
 
 
 def test_the_server_fills_the_page_and_compresses_it_when_the_browser_accepts_gzip() -> None:
-    headers = [(b"accept-encoding", b"gzip, br"), (b"if-none-match", b'"abc"'), (b"cookie", b"a=1")]
+    headers = [(b"accept-encoding", b"gzip"), (b"if-none-match", b'"abc"'), (b"cookie", b"a=1")]
     asked, start, body, seen = _serve(PAGE.encode(), Fill("products", "<p>cards</p>"), headers)
     assert seen == [("/products", "q=tee")]
     # Asked whole and uncompressed: never the build's precompressed copy, never a 304.
@@ -188,3 +191,18 @@ def test_a_rewrite_writes_the_first_view_and_the_head() -> None:
     written = Rewrite(Fill("products", "<p>cards</p>"), not_found_head(SETTINGS), 404).apply(page)
     assert "<p>cards</p></div>" in written
     assert "Our Products | SWDNN" not in written and 'name="robots"' in written
+
+
+@pytest.mark.parametrize(("accepted", "encoding"), [
+    (b"gzip, deflate, br, zstd", "br"), (b"gzip", "gzip"), (b"br;q=0, gzip;q=0.5", "gzip"),
+    (b"identity", ""), (b"*", "br"), (b"br;q=0, gzip;q=0", ""),
+])
+def test_a_rewritten_page_is_compressed_as_the_browser_accepts(accepted: bytes, encoding: str) -> None:
+    assert page_encoding({"headers": [(b"accept-encoding", accepted)]}) == encoding
+    assert page_encoding({"headers": []}) == ""
+
+
+def test_a_brotli_browser_gets_the_filled_page_in_brotli() -> None:
+    _, start, body, _ = _serve(PAGE.encode(), Fill("products", "<p>cards</p>"), [(b"accept-encoding", b"gzip, br")])
+    assert dict(start["headers"])[b"content-encoding"] == b"br"
+    assert b"<p>cards</p></div>" in brotli.decompress(body)
