@@ -13,30 +13,34 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-
-import brotli
 import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import parse_qs
 
+import brotli
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from storefront.collections import get_collection
-from storefront.config import Settings, get_settings
-from storefront.page_head import PageHead, head_for, not_found_head, with_head
-from storefront.page_texts import EVENTS_ROUTE
+from storefront.components.markup import to_html
 from storefront.components.product_card import card_html
 from storefront.components.product_view import PRODUCT_VIEW, product_markup
-from storefront.components.markup import to_html
+from storefront.config import Settings, get_settings
 from storefront.db import session_scope
+from storefront.page_head import PageHead, head_for, not_found_head, with_head
+from storefront.page_texts import EVENTS_ROUTE
+from storefront.pages.new_arrivals import ANIMATION_S, STAGGER_S
 from storefront.services.catalog import catalog
 from storefront.services.platform.errors import NotFoundError
 from storefront.services.tryon.items import family
-from storefront.pages.new_arrivals import ANIMATION_S, STAGGER_S
-from storefront.state.catalog import NEW_ARRIVALS_LIMIT, PRODUCTS_PAGE_SIZE, SEARCH_PARAM, card_page
+from storefront.state.catalog import (
+    NEW_ARRIVALS_LIMIT,
+    PRODUCTS_PAGE_SIZE,
+    SEARCH_PARAM,
+    card_page,
+)
 
 log = logging.getLogger(__name__)
 
