@@ -149,7 +149,10 @@ def test_a_product_s_first_html_holds_its_picture_title_price_and_sizes(page: Pa
     assert httpx.get(f"{store.url}/product/no-such-product").status_code == 404
 
 
-@pytest.mark.parametrize("path", ["/", "/products", "/collections/swdnn", "/new-arrivals", "product"])
+@pytest.mark.parametrize("path", [
+    "/", "/products", "/collections/swdnn", "/new-arrivals", "product", "/collections", "/tours-and-events",
+    "/cart", "/shopify", "/try-it-on", "/order-status",
+])
 def test_no_page_logs_a_console_error_while_it_hydrates(browser: Browser, store: StoreServer, path: str) -> None:
     path = f"/product/{_first_product(store)}" if path == "product" else path
     page = browser.new_page(base_url=store.url)
