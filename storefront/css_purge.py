@@ -312,22 +312,22 @@ def compiled_sources(web_dir: Path) -> list[Path]:
 def radix_files_used(themes_dir: Path, names: Iterable[str]) -> list[Path]:
     """The Radix Themes modules the imported `names` load, following their relative imports."""
     components = themes_dir / "dist" / "esm" / "components"
-    todo = []
+    pending = []
     for name in names:
         path = components / f"{_kebab(name)}.js"
         if not path.is_file():
             raise PurgeInputError(f"Radix Themes has no module {path.name} for the imported {name!r}")
-        todo.append(path)
+        pending.append(path)
     seen: set[Path] = set()
-    while todo:
-        path = todo.pop().resolve()
+    while pending:
+        path = pending.pop().resolve()
         if path in seen:
             continue
         seen.add(path)
         for relative in _RELATIVE_IMPORT.findall(path.read_text(encoding="utf-8")):
             target = (path.parent / relative).resolve()
             if target.is_file():
-                todo.append(target)
+                pending.append(target)
     return sorted(seen)
 
 

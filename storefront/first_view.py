@@ -34,7 +34,7 @@ from storefront.page_texts import EVENTS_ROUTE
 from storefront.pages.new_arrivals import ANIMATION_S, STAGGER_S
 from storefront.services.catalog import catalog
 from storefront.services.platform.errors import NotFoundError
-from storefront.services.tryon.items import family
+from storefront.services.tryon.items import offers_try_on
 from storefront.state.catalog import (
     NEW_ARRIVALS_LIMIT,
     PRODUCTS_PAGE_SIZE,
@@ -101,7 +101,7 @@ def _product(product_id: str) -> Fill:
             product = catalog.get_product(session, product_id)
     except NotFoundError:
         return Fill(PRODUCT_VIEW, "", status=404)
-    columns = product_markup(product, try_on=bool(family(product.name, [])))
+    columns = product_markup(product, try_on=offers_try_on(product.name))
     return Fill(PRODUCT_VIEW, "".join(to_html(column) for column in columns))
 
 

@@ -11,7 +11,7 @@ import re
 
 from storefront.components.markup import Element, Raw
 from storefront.components.product_card import DETAIL_SIZES
-from storefront.services.catalog.catalog import PLACEHOLDER_IMAGE, ProductDetail
+from storefront.services.catalog.catalog import PLACEHOLDER_IMAGE, ProductDetail, opening_colour
 from storefront.services.platform.money import format_usd
 
 #: The `data-first-view` of the product page.
@@ -50,25 +50,27 @@ LINK_ICON = lucide("external-link", (
 
 
 def _colours(product: ProductDetail) -> tuple[Element, ...]:
-    """'Color', the chosen (first) colour's name and the swatches, for a product in several colours."""
-    if len(product.colors) <= 1:
+    """'Color', the opening colour's name and the swatches, for a product in several colours."""
+    opening = opening_colour(product)
+    if opening is None or len(product.colors) <= 1:
         return ()
     swatches = tuple(
-        Element("span", "sf-swatch" + (" sf-swatch-chosen" if index == 0 else ""),
+        Element("span", "sf-swatch" + (" sf-swatch-chosen" if colour is opening else ""),
                 {"title": colour.name, "style": f"background:{colour.swatch}" if _CSS_COLOUR.match(colour.swatch) else ""})
-        for index, colour in enumerate(product.colors)
+        for colour in product.colors
     )
     return (Element("div", f"{_STACK} rt-r-gap-2", children=(
         Element("div", "rt-Flex rt-r-fd-row rt-r-ai-start rt-r-gap-2 rx-Stack", children=(
             Element("p", "rt-Text rt-r-weight-bold", children=("Color",)),
-            Element("p", "rt-Text sf-muted", children=(product.colors[0].name,)),
+            Element("p", "rt-Text sf-muted", children=(opening.name,)),
         )),
         Element("div", f"{_ROW} rt-r-gap-3", children=swatches),
     )),)
 
 
 def _sizes(product: ProductDetail) -> Element:
-    offered = product.colors[0].sizes if product.colors else product.sizes
+    opening = opening_colour(product)
+    offered = opening.sizes if opening else product.sizes
     if not product.sizes:
         sizes: Element = Element("p", "rt-Text sf-muted", children=("No sizes available",))
     else:
@@ -98,7 +100,7 @@ def _buttons(try_on: bool) -> Element:
 def product_markup(product: ProductDetail, try_on: bool) -> tuple[Element, Element]:
     """The two columns of a product's opening view (the page's grid holds them), as the page shows
     the product before the shopper picks: the first colour chosen, with its price and picture."""
-    colour = product.colors[0] if product.colors else None
+    colour = opening_colour(product)
     price = format_usd(colour.price_cents) if colour else (
         format_usd(product.price_cents) if product.price_cents is not None else "N/A"
     )

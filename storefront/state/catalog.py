@@ -21,7 +21,7 @@ from storefront.services.catalog.text_search import search_text
 from storefront.services.platform.errors import NotFoundError
 from storefront.services.platform.money import format_usd
 from storefront.services.printify.provider import product_page_url
-from storefront.services.tryon.items import family
+from storefront.services.tryon.items import offers_try_on
 from storefront.state.tryon import try_on_url as try_on_page_url
 
 log = logging.getLogger(__name__)
@@ -436,9 +436,10 @@ class ProductDetailState(rx.State):
             self.description = product.description
             self.sizes = list(product.sizes)
             self.colors = [to_colour_option(choice) for choice in product.colors]
-            self.selected_color = product.colors[0].name if product.colors else ""
+            opening = catalog.opening_colour(product)
+            self.selected_color = opening.name if opening else ""
             self.is_sample = product.is_sample
-            self.try_on_url = try_on_page_url(product.id) if family(product.name, []) else ""
+            self.try_on_url = try_on_page_url(product.id) if offers_try_on(product.name) else ""
             self.loading = False
 
 

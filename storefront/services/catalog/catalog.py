@@ -137,6 +137,12 @@ class LinePrice:
 # --------------------------------------------------------------------------- pure helpers
 
 
+def opening_colour(product: ProductSummary) -> ColourChoice | None:
+    """The colour a product page opens on, before the shopper picks (the first); None for a product
+    in one colour. The page's state and the first HTML's opening view both start from it."""
+    return product.colors[0] if product.colors else None
+
+
 def plain_text(description_html: str) -> str:
     """Description HTML as plain text: tags stripped, entities decoded, whitespace collapsed."""
     text = html.unescape(_TAG.sub(" ", description_html or ""))

@@ -154,3 +154,8 @@ def garment_picture(item: TryOnItem, upload_dir: Path, media_dir: Path) -> bytes
         return rendition.read_bytes()
     except OSError:
         raise NotFoundError(ITEM_GONE) from None
+
+
+def offers_try_on(name: str) -> bool:
+    """Whether a product's page offers Try It On: a garment worn on the upper body, by its name."""
+    return bool(family(name, []))
