@@ -8,7 +8,7 @@ after its EXIF rotation, and at most TRYON_MAX_SIDE pixels long: a larger photo 
 while it is decoded, and one whose decode would hold more than TRYON_DECODE_BYTES is refused).
 
 Engines raise only the typed errors below, so the page and the API can show their messages as
-they are: the photo's problems (`NoPersonFound`, `ShouldersNotVisible`, `UnsupportedImage`) are
+they are: the photo's problems (`NoPersonFound`, `ShouldersNotVisible`, `PoseNotSuitable`, `UnsupportedImage`) are
 validation errors (422) the shopper can fix with another photo; `EngineFailed` (502) means try
 again later.
 """
@@ -30,6 +30,10 @@ NO_PERSON_FOUND = "No person found in the photo. Use a photo of one person, wais
 SHOULDERS_NOT_VISIBLE = (
     "Your shoulders are not visible in the photo. Use a waist-up photo with both shoulders in view."
 )
+UPSIDE_DOWN = "The photo is upside down or on its side. Use an upright photo, waist up, facing the camera."
+FACING_AWAY = "You are not facing the camera in the photo. Use a waist-up photo taken from the front."
+ARMS_RAISED = "Your arms are raised in the photo. Use a waist-up photo with your arms down."
+TORSO_CUT_OFF = "Too little of your body is in the photo. Use a waist-up photo."
 ENGINE_FAILED = "The try-on could not be made right now. Please try again."
 PHOTO_TOO_LARGE = "The photo is larger than 10 MB. Use a smaller one."
 #: Prefixed to the upload check's reason when the garment (an item image) is the one refused.
@@ -52,6 +56,13 @@ class ShouldersNotVisible(ValidationError):
     """A person is there, but not both shoulders: the garment cannot be placed."""
 
     def __init__(self, message: str = SHOULDERS_NOT_VISIBLE) -> None:
+        super().__init__(message, {PERSON_FIELD: message})
+
+
+class PoseNotSuitable(ValidationError):
+    """A person with both shoulders, but posed so no garment can be fitted well; the message says how."""
+
+    def __init__(self, message: str) -> None:
         super().__init__(message, {PERSON_FIELD: message})
 
 

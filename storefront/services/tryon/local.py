@@ -30,6 +30,7 @@ errors of `engine.py`; anything unexpected is logged and raised as `EngineFailed
 
 from __future__ import annotations
 
+import hashlib
 import io
 import logging
 import math
@@ -39,27 +40,24 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from storefront.services.tryon.engine import (
-    EngineFailed,
-    NoPersonFound,
-    ShouldersNotVisible,
-    UnsupportedImage,
-    decode_inputs,
-)
+from storefront.services.platform.errors import ValidationError
+from storefront.services.tryon.engine import EngineFailed, decode_inputs
+from storefront.services.tryon import body
 from storefront.services.tryon.garment import Garment, GarmentCache
 from storefront.services.tryon.pose import PoseDetector, PoseResult, shared_detector
+from storefront.services.tryon.warp import ThinPlateSpline, warp_into
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_WORK_SIZE = 1024
-#: The photo's shading multiplies the garment colour within this range.
-SHADE_RANGE = (0.72, 1.12)
 #: PNG compression level of the result (1 fastest .. 9 smallest).
 PNG_COMPRESS_LEVEL = 3
 #: Torso length (shoulder joints to hip joints) in shoulder widths, when the hips cannot be seen.
 TORSO_LENGTH = 1.3
 #: Where the hem goes below the hip joints, in shoulder widths.
 HEM_BELOW_HIPS = 0.2
+#: A side of the garment moves in to the body's outline by at most this share of its half-width.
+MAX_TAKE_IN = 0.3
 #: How far out of the shoulder joint the shoulder seam sits, in shoulder widths.
 SEAM_OUTSET = 0.07
 #: A long sleeve follows the forearm only up to this bend at the elbow (radians); a sharper bend
@@ -117,7 +115,7 @@ class LocalTryOnEngine:
         photo, item = decode_inputs(person, garment)
         try:
             return self._generate(photo, item, garment)
-        except (NoPersonFound, ShouldersNotVisible, UnsupportedImage, EngineFailed):
+        except (ValidationError, EngineFailed):  # the photo's problems, with their messages
             raise
         except Exception:
             logger.exception("local try-on failed")
@@ -126,6 +124,12 @@ class LocalTryOnEngine:
     # -- the steps -----------------------------------------------------------------------------
 
     def _generate(self, photo: Image.Image, item: Image.Image, garment_bytes: bytes) -> bytes:
+        dressed = self.layer(photo, item, garment_bytes)
+        return _composite_png(photo, dressed.premul, dressed.alpha)
+
+    def layer(self, photo: Image.Image, item: Image.Image, garment_bytes: bytes) -> "Dressed":
+        """The garment layer over the photo at the work size (before it is composited), with what
+        it was fitted to; `generate` composites it, the quality bench measures it."""
         width, height = photo.size
         scale = min(1.0, self.work_size / max(width, height))
         rgb = np.asarray(photo.convert("RGB"))
@@ -137,7 +141,18 @@ class LocalTryOnEngine:
         pose = self._detector.detect(work)
         garment = self.cache.get(garment_bytes, lambda: item)
         premul, alpha = dress(work, pose, garment)
-        return _composite_png(photo, premul, alpha)
+        return Dressed(work, pose, garment, premul, alpha)
+
+
+@dataclass(frozen=True)
+class Dressed:
+    """The garment layer fitted to a photo, at the work size."""
+
+    work: np.ndarray  #: the photo, RGB uint8, at the work size
+    pose: PoseResult
+    garment: Garment
+    premul: np.ndarray  #: the garment's colour premultiplied by its alpha (H x W x 3, 0..1)
+    alpha: np.ndarray  #: the garment's coverage (H x W, 0..1)
 
 
 def dress(work: np.ndarray, pose: PoseResult, garment: Garment) -> tuple[np.ndarray, np.ndarray]:
@@ -147,7 +162,7 @@ def dress(work: np.ndarray, pose: PoseResult, garment: Garment) -> tuple[np.ndar
     sw = float(np.linalg.norm(right.shoulder - left.shoulder))
     across = (right.shoulder - left.shoulder) / max(sw, 1e-6)
     down = np.array([-across[1], across[0]])
-    if down[1] < 0:  # an upside-down photo: keep "down" pointing down the image
+    if down[1] < 0:  # keep "down" pointing down the image
         down = -down
     mid = (left.shoulder + right.shoulder) / 2
     if pose.visible("left_hip") and pose.visible("right_hip"):
@@ -156,8 +171,9 @@ def dress(work: np.ndarray, pose: PoseResult, garment: Garment) -> tuple[np.ndar
             hips = mid + down * TORSO_LENGTH * sw
     else:
         hips = mid + down * TORSO_LENGTH * sw
-    seam_l = _shoulder_top(pose.mask, left.shoulder, -across, down, sw)
-    seam_r = _shoulder_top(pose.mask, right.shoulder, across, down, sw)
+    person = body.silhouette(work, pose, sw)
+    seam_l = _shoulder_top(person, left.shoulder, -across, down, sw)
+    seam_r = _shoulder_top(person, right.shoulder, across, down, sw)
     p = garment.points
     g_seam_l, g_seam_r = np.array(p.left_shoulder), np.array(p.right_shoulder)
     g_hem_l, g_hem_r = np.array(p.hem_left), np.array(p.hem_right)
@@ -168,38 +184,120 @@ def dress(work: np.ndarray, pose: PoseResult, garment: Garment) -> tuple[np.ndar
     hem_l, hem_r = hem_centre - across * hem_half, hem_centre + across * hem_half
     src = np.float32([g_seam_l, g_seam_r, g_hem_r, g_hem_l])
     dst = np.float32([seam_l, seam_r, hem_r, hem_l])
-    torso_h = cv2.getPerspectiveTransform(src, dst)
+    start = cv2.getPerspectiveTransform(src, dst)  # the garment squared to the body: the fit starts here
+    forward, backward, box = _torso_fit(garment, start, person, mid, across, down, sw)
 
     layers = _garment_parts(garment)
     g_premul = layers["premul"]
     # Torso (with the collar hole cut) first, then each sleeve over it.
-    torso = cv2.warpPerspective(g_premul * layers["torso"][..., None], torso_h, (w, h), flags=cv2.INTER_LINEAR)
-    out = torso
+    out = warp_into(g_premul * layers["torso"][..., None], backward, (w, h), box)
     arm_keep_out = np.zeros((h, w), np.uint8)
     for side, opening, cuff, part in (
         (left, _hinge(g_seam_l, np.array(p.left_armpit)), np.array(p.left_cuff), layers["left"]),
         (right, _hinge(g_seam_r, np.array(p.right_armpit)), np.array(p.right_cuff), layers["right"]),
     ):
-        sleeve_layers, sleeve_end = _sleeve(g_premul * part[..., None], opening, cuff, side, torso_h, sx, down,
+        pivot = forward(opening[None, :])[0]
+        sleeve_layers, sleeve_end = _sleeve(g_premul * part[..., None], opening, cuff, side, pivot, sx, down,
                                             p.long_sleeves, (w, h))
         for layer in sleeve_layers:
             out = layer + out * (1.0 - layer[..., 3:4])
         _mark_arm(arm_keep_out, side, sleeve_end, sw, p.long_sleeves)
 
-    # Clip to the person (mask dilated a little, soft edge), off the head, arms and hands.
-    r = max(2, round(0.02 * sw))
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
-    # The mask is soft where the model hesitates; past 0.5 the garment is fully opaque.
-    firm = np.clip((pose.mask - 0.15) / 0.35, 0.0, 1.0)
-    body = cv2.GaussianBlur(cv2.dilate(firm, kernel), (0, 0), sigmaX=r / 2)
-    keep_out = np.maximum(_head_mask(pose, (w, h), sw), arm_keep_out.astype(np.float32))
-    keep_out = cv2.GaussianBlur(keep_out, (0, 0), sigmaX=max(1.0, r / 3))
-    clip = np.clip(body, 0, 1) * (1.0 - keep_out)
-    out = out * clip[..., None]
+    # Clip to the person (a pixel of slack for loose fabric), off the head, the bare arms and the
+    # hands and forearms in front of the body.
+    slack = cv2.dilate(person, np.ones((3, 3), np.uint8))
+    keep_out = np.maximum.reduce([
+        _head_mask(pose, (w, h), sw),
+        arm_keep_out.astype(np.float32),
+        body.in_front(work, pose, person, sw),
+    ])
+    keep_out = cv2.GaussianBlur(keep_out, (0, 0), sigmaX=max(1.0, 0.006 * sw))
+    out = out * (slack * (1.0 - keep_out))[..., None]
 
     alpha = np.ascontiguousarray(out[..., 3])
-    premul = out[..., :3] * _shading(work, alpha, pose.mask, sw)[..., None]
-    return np.clip(premul, 0.0, 1.0), np.clip(alpha, 0.0, 1.0)
+    light = body.shading(work, alpha, person, sw)[..., None] * body.white_balance(work)[None, None, :]
+    premul = out[..., :3] * light
+    sigma = body.grain(work, person)
+    if sigma > 0.002:
+        noise = np.random.default_rng(_seed(work)).normal(0.0, sigma, (h, w, 1)).astype(np.float32)
+        premul = premul + noise * alpha[..., None]
+    return np.clip(premul, 0.0, alpha[..., None]), np.clip(alpha, 0.0, 1.0)
+
+
+def _seed(work: np.ndarray) -> int:
+    """A seed from the photo, so the same photo gets the same grain (results repeat exactly)."""
+    return int(np.frombuffer(hashlib.blake2b(work[::17, ::17].tobytes(), digest_size=8).digest(), np.uint64)[0])
+
+
+def _torso_fit(
+    garment: Garment,
+    start: np.ndarray,
+    person: np.ndarray,
+    mid: np.ndarray,
+    across: np.ndarray,
+    down: np.ndarray,
+    sw: float,
+) -> tuple[ThinPlateSpline, ThinPlateSpline, tuple[int, int, int, int]]:
+    """The torso's warp (garment -> photo, photo -> garment) and the photo box it covers.
+
+    Control points: the shoulder seams, the collar, the chest and hem centres, and each side at
+    the armpit, the waist and the hem. They start where `start` (a perspective transform taking the
+    seams to the shoulders and the hem below the hips) puts them; each side point then moves in
+    to the body's outline where the body is narrower there (never out: an arm hanging beside the
+    body is not the torso), by at most `MAX_TAKE_IN` of its distance from the middle."""
+    p = garment.points
+    g_seam_y = (p.left_shoulder[1] + p.right_shoulder[1]) / 2
+    waist_y = (p.left_armpit[1] + p.right_armpit[1]) / 4 + p.hem_centre[1] / 2
+    sides = [
+        np.array(p.left_armpit), np.array(p.right_armpit),
+        np.array([_edge_at(garment.torso_left, waist_y), waist_y]),
+        np.array([_edge_at(garment.torso_right, waist_y), waist_y]),
+        np.array(p.hem_left), np.array(p.hem_right),
+    ]
+    fixed = [
+        np.array(p.left_shoulder), np.array(p.right_shoulder), np.array(p.neck),
+        np.array(p.hem_centre), np.array([p.neck[0], (g_seam_y + p.hem_centre[1]) / 2]),
+    ]
+    src = np.array(fixed + sides, np.float64)
+    dst = cv2.perspectiveTransform(src.reshape(-1, 1, 2).astype(np.float32), start).reshape(-1, 2).astype(np.float64)
+    for i in range(len(fixed), len(src)):
+        dst[i] = _take_in(person, dst[i], mid, across, down, sw)
+    forward = ThinPlateSpline(src, dst)
+    backward = ThinPlateSpline(dst, src)
+    gh, gw = garment.rgba.shape[:2]
+    corners = np.float32([[0, 0], [gw, 0], [gw, gh], [0, gh]]).reshape(-1, 1, 2)
+    reach = np.vstack([forward(corners.reshape(-1, 2)), dst])
+    pad = 0.1 * sw
+    x0, y0 = np.floor(reach.min(axis=0) - pad).astype(int)
+    x1, y1 = np.ceil(reach.max(axis=0) + pad).astype(int)
+    return forward, backward, (int(x0), int(y0), int(x1), int(y1))
+
+
+def _edge_at(edge: np.ndarray, y: float) -> float:
+    """The torso's edge (x) at row `y`, or at the nearest row that has one."""
+    rows = np.flatnonzero(~np.isnan(edge))
+    row = rows[np.argmin(np.abs(rows - y))]
+    return float(edge[row])
+
+
+def _take_in(person: np.ndarray, point: np.ndarray, mid: np.ndarray, across: np.ndarray, down: np.ndarray,
+             sw: float) -> np.ndarray:
+    """`point` (a side of the garment) moved in to the body's outline where the body is narrower."""
+    centre = mid + down * float(np.dot(point - mid, down))
+    half = float(np.dot(point - centre, across))
+    outward = across if half >= 0 else -across
+    half = abs(half)
+    if half < 1:
+        return point
+    steps = np.linspace(0.0, half, 64)
+    values = _sample(person, centre[None, :] + outward[None, :] * steps[:, None])
+    if values[0] < 0.5:  # the middle is not on the body here: nothing to follow
+        return point
+    outside = np.flatnonzero(values < 0.5)
+    if not len(outside):
+        return point
+    taken = max(float(steps[outside[0]]) + 0.01 * sw, (1 - MAX_TAKE_IN) * half)
+    return centre + outward * taken if taken < half else point
 
 
 def _sides(pose: PoseResult) -> tuple[_Side, _Side]:
@@ -329,14 +427,13 @@ def _sleeve(
     opening: np.ndarray,
     cuff: np.ndarray,
     side: _Side,
-    torso_h: np.ndarray,
+    pivot: np.ndarray,
     scale: float,
     down: np.ndarray,
     long_sleeves: bool,
     size: tuple[int, int],
 ) -> tuple[list[np.ndarray], np.ndarray]:
     """The sleeve warped onto the arm (one layer, or two bent at the elbow) and where its end lands."""
-    pivot = cv2.perspectiveTransform(opening.reshape(1, 1, 2).astype(np.float32), torso_h)[0, 0].astype(np.float64)
     # The upper arm's direction; a barely seen elbow is pulled towards hanging straight down.
     hanging = _rotation(-0.2 * side.sign) @ down
     upper = side.elbow - side.shoulder
@@ -416,24 +513,6 @@ def _head_mask(pose: PoseResult, size: tuple[int, int], sw: float) -> np.ndarray
     mask = np.zeros((h, w), np.float32)
     cv2.ellipse(mask, _px(centre), (max(1, int(face_w * 0.6)), max(1, int(half_h))), angle, 0, 360, 1.0, -1)
     return mask
-
-
-def _shading(work: np.ndarray, alpha: np.ndarray, person: np.ndarray, sw: float) -> np.ndarray:
-    """The photo's blurred luminance over the garment (outliers clamped), normalised, within SHADE_RANGE."""
-    luma = cv2.cvtColor(work, cv2.COLOR_RGB2GRAY).astype(np.float32)
-    inside = (alpha > 0.5) & (person > 0.5)
-    if inside.sum() < 50:
-        return np.ones_like(alpha)
-    # Clothes' own patterns (a white badge on a dark jacket) are not light: clamp the outliers.
-    low, high = np.percentile(luma[inside], (5, 80))
-    luma = np.clip(luma, low, high)
-    sigma = max(1.5, 0.025 * sw)
-    # Blur only within the body, so the backdrop's light does not bleed in at the edges.
-    weight = cv2.GaussianBlur(person, (0, 0), sigmaX=sigma) + 1e-3
-    blurred = cv2.GaussianBlur(luma * person, (0, 0), sigmaX=sigma) / weight
-    reference = float(np.median(blurred[inside]))
-    shade = (blurred / max(reference, 1.0)) ** 0.6
-    return np.clip(shade, *SHADE_RANGE).astype(np.float32)
 
 
 def _composite_png(photo: Image.Image, premul: np.ndarray, alpha: np.ndarray) -> bytes:
