@@ -87,7 +87,8 @@ def in_front(work: np.ndarray, pose: PoseResult, body: np.ndarray, sw: float) ->
         down = -down
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
     below = (xs - mid[0]) * down[0] + (ys - mid[1]) * down[1]  # distance below the shoulder line
-    neck = (below < 0.25 * sw).astype(np.uint8)
+    aside = np.abs((xs - mid[0]) * down[1] - (ys - mid[1]) * down[0])  # distance from the body's middle line
+    neck = (below < 0) & (aside < 0.35 * sw)  # skin there is the neck, and a neckline joins it
     hands = [p[f"{side}_{part}"] for side in ("left", "right") for part in _HANDS]
     min_area = (0.06 * sw) ** 2
     rc = max(1, round(0.05 * sw))
@@ -104,7 +105,7 @@ def in_front(work: np.ndarray, pose: PoseResult, body: np.ndarray, sw: float) ->
             for hand in hands
         )
         over_torso = (
-            not (patch & (neck > 0)).any()
+            not (patch & neck).any()
             and float(below[patch].mean()) > 0.3 * sw
             and cv2.erode(patch.astype(np.uint8), core).any()  # as broad as a hand, not a strap or a seam
         )

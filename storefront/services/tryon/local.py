@@ -206,12 +206,11 @@ def dress(work: np.ndarray, pose: PoseResult, garment: Garment) -> tuple[np.ndar
     # Clip to the person (a pixel of slack for loose fabric), off the head, the bare arms and the
     # hands and forearms in front of the body.
     slack = cv2.dilate(person, np.ones((3, 3), np.uint8))
-    keep_out = np.maximum.reduce([
-        _head_mask(pose, (w, h), sw),
-        arm_keep_out.astype(np.float32),
-        body.in_front(work, pose, person, sw),
-    ])
+    keep_out = np.maximum(_head_mask(pose, (w, h), sw), arm_keep_out.astype(np.float32))
     keep_out = cv2.GaussianBlur(keep_out, (0, 0), sigmaX=max(1.0, 0.006 * sw))
+    # What is in front keeps its own edge: the garment's soft edge falls just outside it.
+    hands = cv2.dilate(body.in_front(work, pose, person, sw), np.ones((5, 5), np.uint8))
+    keep_out = np.maximum(keep_out, cv2.GaussianBlur(hands, (0, 0), sigmaX=1.0))
     out = out * (slack * (1.0 - keep_out))[..., None]
 
     alpha = np.ascontiguousarray(out[..., 3])

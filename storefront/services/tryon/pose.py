@@ -194,8 +194,9 @@ def unsuitable(pose: PoseResult) -> str | None:
     mid = (left + right) / 2
     sw = float(np.linalg.norm(left - right))
     across = abs(float(left[0] - right[0]))
-    ears = [p[e] for e in ("left_ear", "right_ear")]
-    if all(e.visibility >= 0.5 for e in ears) and (ears[0].x - p["nose"].x) * (ears[1].x - p["nose"].x) > 0:
+    ears = [p[e].xy - p["nose"].xy for e in ("left_ear", "right_ear")]
+    line = (left - right) / max(sw, 1e-6)  # along the shoulders, whichever way the photo is turned
+    if min(p[e].visibility for e in ("left_ear", "right_ear")) >= 0.5 and np.dot(ears[0], line) * np.dot(ears[1], line) > 0:
         return FACING_AWAY  # in profile: both ears on one side of the nose
     nose_above = p["nose"].visibility < 0.5 or p["nose"].y < mid[1] - 0.1 * sw
     hips = [p[h] for h in ("left_hip", "right_hip") if pose.visible(h)]

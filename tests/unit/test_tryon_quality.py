@@ -1,0 +1,185 @@
+"""How worn the local try-on looks, on real photos with the real MediaPipe: the garment stays on the
+person, covers the torso, leaves the background and face as they were, keeps a hand over the chest
+in front, and photos it cannot dress well are refused with their reason.
+
+The measures are `bench/tryon_quality.py`'s (the bench prints them for four photos); here they are
+thresholds on two (correctness, not speed)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+from skimage import data
+
+from bench.tryon_quality import (
+    MAX_SPILL_PCT,
+    MIN_SSIM,
+    MIN_TORSO_COVERED_PCT,
+    astronaut,
+    composite,
+    grace_hopper,
+    measure,
+    png,
+)
+from storefront.services.media.demo_images import render_garment_cutout
+from storefront.services.tryon.engine import (
+    ARMS_RAISED,
+    FACING_AWAY,
+    NO_PERSON_FOUND,
+    TORSO_CUT_OFF,
+    UPSIDE_DOWN,
+    NoPersonFound,
+    PoseNotSuitable,
+)
+from storefront.services.tryon.local import LocalTryOnEngine
+from storefront.services.tryon.pose import LANDMARKS, Keypoint, PoseResult, shared_detector, unsuitable
+
+GARMENTS = {
+    "tee": ("#1d4ed8", "HWDKN"),
+    "hoodie": ("#2e7d32", "SWDNN"),
+    "crewneck": ("#c62828", "HWDPN"),
+}
+
+
+@pytest.fixture(scope="module")
+def engine() -> LocalTryOnEngine:
+    return LocalTryOnEngine()
+
+
+def _garment(kind: str) -> Image.Image:
+    colour, label = GARMENTS[kind]
+    return render_garment_cutout(kind, colour, "#f8fafc", label, 800)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("photo", "kind"),
+    [("astronaut", "tee"), ("astronaut", "hoodie"), ("Grace Hopper", "crewneck"), ("Grace Hopper", "tee")],
+)
+def test_the_garment_stays_on_the_person_and_covers_the_torso(engine: LocalTryOnEngine, photo: str, kind: str) -> None:
+    image = astronaut() if photo == "astronaut" else grace_hopper()
+    item = _garment(kind)
+    quality = measure(engine, image, item, png(item), name=photo, garment_name=kind)
+    assert quality.spill_pct <= MAX_SPILL_PCT, quality
+    assert quality.torso_covered_pct >= MIN_TORSO_COVERED_PCT, quality
+    assert quality.background_ssim >= MIN_SSIM, quality
+    assert quality.face_ssim >= MIN_SSIM, quality
+
+
+def _with_a_hand_on_the_chest(photo: Image.Image) -> tuple[Image.Image, np.ndarray]:
+    """The photo with a hand (palm, four fingers and a thumb, in the face's skin colour) drawn over
+    the chest, and where the hand is (bool)."""
+    rgb = np.asarray(photo.convert("RGB")).copy()
+    p = shared_detector().detect(rgb).points
+    nose = p["nose"]
+    skin = np.median(rgb[round(nose.y) - 4 : round(nose.y) + 4, round(nose.x) - 10 : round(nose.x) + 10].reshape(-1, 3), axis=0)
+    left, right = p["left_shoulder"].xy, p["right_shoulder"].xy
+    sw = float(np.linalg.norm(left - right))
+    mid = (left + right) / 2
+    palm = mid + np.array([0.05 * sw, min(0.55 * sw, rgb.shape[0] - mid[1] - 0.15 * sw)])
+    hand = np.zeros(rgb.shape[:2], np.uint8)
+    cv2.ellipse(hand, (round(palm[0]), round(palm[1])), (round(0.13 * sw), round(0.11 * sw)), 0, 0, 360, 1, -1)
+    finger = max(2, round(0.05 * sw))
+    for i, dx in enumerate((-0.09, -0.03, 0.03, 0.09)):
+        x = round(palm[0] + dx * sw)
+        tip = round(palm[1] - (0.22 - 0.02 * abs(i - 1.5)) * sw)
+        cv2.line(hand, (x, round(palm[1])), (x + round(0.02 * sw), tip), 1, finger)
+    thumb = (round(palm[0] + 0.22 * sw), round(palm[1] - 0.06 * sw))
+    cv2.line(hand, (round(palm[0] + 0.12 * sw), round(palm[1] + 0.02 * sw)), thumb, 1, finger)
+    drawn = hand.astype(bool)
+    rgb[drawn] = skin.astype(np.uint8)
+    return Image.fromarray(rgb), drawn
+
+
+@pytest.mark.parametrize("photo", ["astronaut", "Grace Hopper"])
+def test_a_hand_over_the_chest_stays_in_front_of_the_garment(engine: LocalTryOnEngine, photo: str) -> None:
+    image, hand = _with_a_hand_on_the_chest(astronaut() if photo == "astronaut" else grace_hopper())
+    item = _garment("tee")
+    dressed = engine.layer(image, item, png(item))
+    after = composite(dressed).astype(int)
+    # The hand's inside (its edge may blend a pixel or two) is the photo's own.
+    inside = cv2.erode(hand.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+    assert inside.sum() > 200
+    unchanged = np.abs(after - np.asarray(image).astype(int)).max(axis=2) <= 3
+    assert unchanged[inside].mean() >= 0.97
+    # And the garment is still on around it.
+    ring = cv2.dilate(hand.astype(np.uint8), np.ones((31, 31), np.uint8)).astype(bool) & ~cv2.dilate(
+        hand.astype(np.uint8), np.ones((15, 15), np.uint8)
+    ).astype(bool)
+    assert (dressed.alpha[ring] > 0.5).mean() > 0.8
+
+
+def test_an_upside_down_photo_is_refused_with_its_reason(engine: LocalTryOnEngine) -> None:
+    item = png(_garment("tee"))
+    with pytest.raises(PoseNotSuitable) as refused:
+        engine.generate(png(astronaut().rotate(180)), item)
+    assert refused.value.message == UPSIDE_DOWN
+    with pytest.raises(PoseNotSuitable, match="upside down"):
+        engine.generate(png(grace_hopper().rotate(90, expand=True)), item)
+
+
+def test_a_head_seen_from_behind_is_no_one_facing_the_camera(engine: LocalTryOnEngine) -> None:
+    """The back of a head: the face covered by the hair's colour (no photo of a back ships with the
+    installed packages; the landmark rule for a back the model does see is tested below)."""
+    rgb = np.asarray(astronaut()).copy()
+    p = shared_detector().detect(rgb).points
+    hair = np.median(rgb[round(p["left_eye"].y) - 60 : round(p["left_eye"].y) - 40, round(p["left_eye"].x) - 5 : round(p["left_eye"].x) + 5].reshape(-1, 3), axis=0)
+    centre = (p["nose"].xy + (p["left_eye"].xy + p["right_eye"].xy) / 2) / 2
+    gap = float(np.linalg.norm(p["left_eye"].xy - p["right_eye"].xy))
+    cv2.ellipse(rgb, (round(centre[0]), round(centre[1])), (round(1.3 * gap), round(1.6 * gap)), 0, 0, 360,
+                tuple(int(c) for c in hair), -1)
+    with pytest.raises(NoPersonFound) as refused:
+        engine.generate(png(Image.fromarray(rgb)), png(_garment("tee")))
+    assert refused.value.message == NO_PERSON_FOUND
+
+
+def test_a_person_in_profile_is_refused(engine: LocalTryOnEngine) -> None:
+    """scikit-image's cameraman: side on, bent over his camera."""
+    with pytest.raises(PoseNotSuitable) as refused:
+        engine.generate(png(Image.fromarray(data.camera())), png(_garment("tee")))
+    assert refused.value.message == FACING_AWAY
+
+
+def test_a_photo_cut_off_below_the_shoulders_is_refused(engine: LocalTryOnEngine) -> None:
+    with pytest.raises(PoseNotSuitable) as refused:
+        engine.generate(png(grace_hopper().crop((0, 0, 512, 470))), png(_garment("tee")))
+    assert refused.value.message == TORSO_CUT_OFF
+
+
+def _pose(**moved: tuple[float, float, float]) -> PoseResult:
+    """A person facing the camera in a 400 x 600 photo (shoulders 100 px apart at y 200), with
+    the given points moved (x, y, visibility)."""
+    points = {
+        "nose": (200, 130, 1.0), "left_eye": (210, 120, 1.0), "right_eye": (190, 120, 1.0),
+        "left_ear": (222, 125, 1.0), "right_ear": (178, 125, 1.0), "mouth_left": (208, 145, 1.0),
+        "mouth_right": (192, 145, 1.0), "left_shoulder": (250, 200, 1.0), "right_shoulder": (150, 200, 1.0),
+        "left_elbow": (265, 300, 1.0), "right_elbow": (135, 300, 1.0), "left_wrist": (270, 390, 1.0),
+        "right_wrist": (130, 390, 1.0), "left_hip": (235, 400, 1.0), "right_hip": (165, 400, 1.0),
+    }
+    points.update(moved)
+    named = {name: Keypoint(*points.get(name, (200, 300, 0.0))) for name in LANDMARKS}
+    return PoseResult(400, 600, named, np.ones((600, 400), np.float32))
+
+
+def test_the_pose_rules() -> None:
+    assert unsuitable(_pose()) is None
+    # The back: the person's left shoulder on the image's left.
+    assert unsuitable(_pose(left_shoulder=(150, 200, 1.0), right_shoulder=(250, 200, 1.0))) == FACING_AWAY
+    # A face the model cannot see.
+    assert unsuitable(_pose(nose=(200, 130, 0.1), left_eye=(210, 120, 0.1), right_eye=(190, 120, 0.1))) == FACING_AWAY
+    # Both ears on one side of the nose: in profile.
+    assert unsuitable(_pose(left_ear=(185, 125, 1.0), right_ear=(170, 125, 1.0))) == FACING_AWAY
+    # A wrist raised above the eyes (one arm is enough); a hand at the chin is fine.
+    assert unsuitable(_pose(right_wrist=(120, 80, 1.0), right_elbow=(110, 150, 1.0))) == ARMS_RAISED
+    assert unsuitable(_pose(right_wrist=(190, 150, 1.0))) is None
+    # Hips above the shoulders, or the nose below them.
+    assert unsuitable(_pose(left_hip=(235, 100, 1.0), right_hip=(165, 100, 1.0))) == UPSIDE_DOWN
+    assert unsuitable(_pose(nose=(200, 260, 1.0))) == UPSIDE_DOWN
+    # Shoulders one above the other: the photo lies on its side.
+    sideways = {"left_ear": (200, 110, 1.0), "right_ear": (200, 150, 1.0)}
+    assert unsuitable(_pose(left_shoulder=(200, 150, 1.0), right_shoulder=(190, 250, 1.0), **sideways)) == UPSIDE_DOWN
+    # The photo ends just below the shoulders.
+    cut = _pose()
+    cut = PoseResult(400, 225, cut.points, np.ones((225, 400), np.float32))
+    assert unsuitable(cut) == TORSO_CUT_OFF
