@@ -33,6 +33,7 @@ from storefront.services.tryon.engine import (
     NoPersonFound,
     PoseNotSuitable,
 )
+from storefront.services.tryon import body
 from storefront.services.tryon.local import LocalTryOnEngine
 from storefront.services.tryon.pose import LANDMARKS, Keypoint, PoseResult, shared_detector, unsuitable
 
@@ -183,3 +184,49 @@ def test_the_pose_rules() -> None:
     cut = _pose()
     cut = PoseResult(400, 225, cut.points, np.ones((225, 400), np.float32))
     assert unsuitable(cut) == TORSO_CUT_OFF
+
+
+def _drawn_person(shirt: tuple[int, int, int]) -> tuple[np.ndarray, PoseResult, np.ndarray]:
+    """A drawn person (400 x 600): a shirt, a face, brown hair over the head falling over both
+    shoulders; the pose of `_pose` and where the strands lie below the shoulder line."""
+    rgb = np.full((600, 400, 3), (90, 140, 200), np.uint8)  # a blue backdrop
+    cv2.rectangle(rgb, (130, 190), (270, 600), shirt, -1)
+    cv2.ellipse(rgb, (200, 100), (45, 60), 0, 0, 360, (120, 80, 40), -1)  # the hair's mass
+    cv2.ellipse(rgb, (200, 140), (30, 38), 0, 0, 360, (224, 172, 140), -1)  # the face, the hairline above the eyes
+    strands = np.zeros((600, 400), np.uint8)
+    for x in (162, 238):
+        cv2.line(strands, (x, 100), (x + (8 if x > 200 else -8), 260), 1, 18)
+    rgb[strands.astype(bool)] = (120, 80, 40)
+    body = np.zeros((600, 400), np.float32)
+    body[190:, 130:271] = 1
+    cv2.ellipse(body, (200, 100), (46, 61), 0, 0, 360, 1.0, -1)
+    body[140:200, 150:250] = 1  # the neck and the strands' way down
+    pose = _pose()
+    pose = PoseResult(400, 600, pose.points, body, body)
+    return rgb, pose, strands.astype(bool) & (np.arange(600)[:, None] > 200)
+
+
+def test_hair_over_the_shoulders_stays_in_front() -> None:
+    rgb, pose, strands = _drawn_person((235, 235, 235))
+    found = body.hair(rgb, pose, pose.mask, 100.0) > 0.5
+    assert found[strands].mean() > 0.95
+    shirt = (pose.mask > 0.5) & ~strands & (np.arange(600)[:, None] > 270)
+    assert not found[shirt].any()
+    # Hair the colour of the top below it cannot be told from it: nothing is kept in front.
+    rgb, pose, strands = _drawn_person((120, 80, 40))
+    assert not body.hair(rgb, pose, pose.mask, 100.0).any()
+
+
+def test_a_long_sleeve_ends_at_a_visible_wrist() -> None:
+    from storefront.services.tryon.local import _sleeve, _Side
+
+    part = np.zeros((200, 200, 4), np.float32)
+    part[90:110, 20:180] = 1.0  # a sleeve lying along x, opening at x 20, cuff at x 180
+    opening, cuff = np.array([20.0, 100.0]), np.array([180.0, 100.0])
+    down = np.array([0.0, 1.0])
+    side = _Side(-1, np.array([100.0, 100.0]), np.array([95.0, 200.0]), np.array([92.0, 297.0]), 1.0, 1.0)
+    _, end = _sleeve(part, opening, cuff, side, np.array([100.0, 105.0]), 1.0, down, True, (400, 400))
+    assert np.linalg.norm(end - side.wrist) < 12
+    # A short sleeve keeps its own length.
+    _, end = _sleeve(part, opening, cuff, side, np.array([100.0, 105.0]), 0.5, down, False, (400, 400))
+    assert abs(np.linalg.norm(end - np.array([100.0, 105.0])) - 80) < 2

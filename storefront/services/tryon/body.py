@@ -7,6 +7,10 @@ torso (hands, forearms), and its light (shading, white balance, grain). Used by 
   skin's colour is learnt from the face (its chroma in YCrCb), and a patch of it counts when a hand
   landmark lies on it, or when it lies over the chest or belly apart from the neck (a neckline's
   skin belongs under the garment's collar, a hand over the chest in front of it).
+- `hair`: hair falling over the shoulders: the colour of the hair above the forehead, and the
+  pixels of that colour joined to it that reach below the shoulder line. When that "hair" covers
+  much of the chest (dark hair above a dark top of the same colour), it is not trusted and none is
+  kept in front.
 - `shading`, `white_balance`, `grain`: the photo's light carried onto the garment.
 """
 
@@ -23,6 +27,8 @@ SHADE_RANGE = (0.72, 1.12)
 SKIN_DISTANCE = 3.0
 #: The white balance moves a garment colour channel by at most this share.
 MAX_WHITE_BALANCE = 0.12
+#: Past this share of the chest, "hair" over the body is more likely a top of the hair's colour.
+MAX_HAIR_ON_CHEST = 0.4
 _HANDS = ("wrist", "index", "pinky", "thumb")
 
 
@@ -82,9 +88,7 @@ def in_front(work: np.ndarray, pose: PoseResult, body: np.ndarray, sw: float) ->
     p = pose.points
     left, right = p["left_shoulder"].xy, p["right_shoulder"].xy
     mid = (left + right) / 2
-    down = np.array([-(right - left)[1], (right - left)[0]]) / max(sw, 1e-6)
-    if down[1] < 0:
-        down = -down
+    down = _down(left, right, sw)
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
     below = (xs - mid[0]) * down[0] + (ys - mid[1]) * down[1]  # distance below the shoulder line
     aside = np.abs((xs - mid[0]) * down[1] - (ys - mid[1]) * down[0])  # distance from the body's middle line
@@ -112,6 +116,53 @@ def in_front(work: np.ndarray, pose: PoseResult, body: np.ndarray, sw: float) ->
         if on_hand or over_torso:
             found[patch] = 1.0
     return found
+
+
+def hair(work: np.ndarray, pose: PoseResult, body: np.ndarray, sw: float) -> np.ndarray:
+    """Hair over the shoulders, as the module docstring says (float 0/1, the work size)."""
+    h, w = body.shape
+    found = np.zeros((h, w), np.float32)
+    p = pose.points
+    if min(p[n].visibility for n in ("left_eye", "right_eye", "nose")) < 0.5:
+        return found
+    left, right = p["left_shoulder"].xy, p["right_shoulder"].xy
+    down = _down(left, right, sw)
+    eyes = (p["left_eye"].xy + p["right_eye"].xy) / 2
+    gap = float(np.linalg.norm(p["left_eye"].xy - p["right_eye"].xy))
+    # Above the forehead, on the body's mask: the hair (or a hat, which never reaches the shoulders).
+    centre = eyes - down * 1.3 * gap
+    r = max(2, round(0.25 * gap))
+    x0, x1 = max(0, round(centre[0]) - r), min(w, round(centre[0]) + r + 1)
+    y0, y1 = max(0, round(centre[1]) - r), min(h, round(centre[1]) + r + 1)
+    if x1 - x0 < 3 or y1 - y0 < 3 or float(body[y0:y1, x0:x1].mean()) < 0.8:
+        return found
+    lab = cv2.cvtColor(work, cv2.COLOR_RGB2LAB).astype(np.float32)
+    sample = lab[y0:y1, x0:x1].reshape(-1, 3)
+    colour = np.median(sample, axis=0)
+    spread = float(np.median(np.sqrt(((sample - colour) ** 2).sum(axis=1))))
+    near = np.sqrt(((lab - colour) ** 2).sum(axis=2)) < max(14.0, 2.5 * spread)
+    same = (near & (body > 0.5)).astype(np.uint8)
+    count, labels = cv2.connectedComponents(same, connectivity=8)
+    seed = labels[y0:y1, x0:x1]
+    seed = seed[seed > 0]
+    if not len(seed):
+        return found
+    strand = labels == np.bincount(seed).argmax()
+    mid = (left + right) / 2
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    below = (xs - mid[0]) * down[0] + (ys - mid[1]) * down[1]
+    over = strand & (below > -0.15 * sw)
+    chest = (below > 0.2 * sw) & (below < 0.9 * sw) & (body > 0.5)
+    if not over.any() or (over & chest).sum() > MAX_HAIR_ON_CHEST * max(1, int(chest.sum())):
+        return found
+    found[over] = 1.0
+    return found
+
+
+def _down(left: np.ndarray, right: np.ndarray, sw: float) -> np.ndarray:
+    """The body's down direction (unit), square to the shoulder line, pointing down the image."""
+    down = np.array([-(right - left)[1], (right - left)[0]]) / max(sw, 1e-6)
+    return down if down[1] >= 0 else -down
 
 
 def shading(work: np.ndarray, alpha: np.ndarray, person: np.ndarray, sw: float) -> np.ndarray:

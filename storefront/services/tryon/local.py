@@ -63,6 +63,8 @@ SEAM_OUTSET = 0.07
 #: A long sleeve follows the forearm only up to this bend at the elbow (radians); a sharper bend
 #: (an arm folded across the body) would tear the flat sleeve apart, so it stays straight.
 MAX_ELBOW_BEND = math.radians(60)
+#: A long sleeve is stretched or shrunk along the arm to end at the wrist by at most this share.
+MAX_SLEEVE_STRETCH = 0.3
 #: A sleeve turns about the point this far down its opening (seam 0, armpit 1): near the seam, so
 #: the shoulder's outline stays closed when the sleeve swings down.
 HINGE = 0.3
@@ -200,7 +202,7 @@ def dress(work: np.ndarray, pose: PoseResult, garment: Garment) -> tuple[np.ndar
         sleeve_layers, sleeve_end = _sleeve(g_premul * part[..., None], opening, cuff, side, pivot, sx, down,
                                             p.long_sleeves, (w, h))
         for layer in sleeve_layers:
-            out = layer + out * (1.0 - layer[..., 3:4])
+            out = out + layer * (1.0 - out[..., 3:4])  # under the torso: a sleeve comes out from behind its side
         _mark_arm(arm_keep_out, side, sleeve_end, sw, p.long_sleeves)
 
     # Clip to the person (a pixel of slack for loose fabric), off the head, the bare arms and the
@@ -209,8 +211,9 @@ def dress(work: np.ndarray, pose: PoseResult, garment: Garment) -> tuple[np.ndar
     keep_out = np.maximum(_head_mask(pose, (w, h), sw), arm_keep_out.astype(np.float32))
     keep_out = cv2.GaussianBlur(keep_out, (0, 0), sigmaX=max(1.0, 0.006 * sw))
     # What is in front keeps its own edge: the garment's soft edge falls just outside it.
-    hands = cv2.dilate(body.in_front(work, pose, person, sw), np.ones((5, 5), np.uint8))
-    keep_out = np.maximum(keep_out, cv2.GaussianBlur(hands, (0, 0), sigmaX=1.0))
+    front = np.maximum(body.in_front(work, pose, person, sw), body.hair(work, pose, person, sw))
+    front = cv2.dilate(front, np.ones((5, 5), np.uint8))
+    keep_out = np.maximum(keep_out, cv2.GaussianBlur(front, (0, 0), sigmaX=1.0))
     out = out * (slack * (1.0 - keep_out))[..., None]
 
     alpha = np.ascontiguousarray(out[..., 3])
@@ -445,9 +448,13 @@ def _sleeve(
     if axis_len < 2:
         return [], pivot
     turn = _angle(direction) - _angle(axis)
-    first = _similarity(opening, pivot, turn, scale)
     forearm = side.wrist - side.elbow
     forearm_len = float(np.linalg.norm(forearm))
+    if long_sleeves and trust >= 0.99 and side.wrist_seen >= 0.5 and forearm_len > 1:
+        # A long sleeve ends at the wrist: its length is the arm's, within reason of the torso's scale.
+        reach = float(np.linalg.norm(side.elbow - pivot)) + forearm_len
+        scale = float(np.clip(reach / axis_len, (1 - MAX_SLEEVE_STRETCH) * scale, (1 + MAX_SLEEVE_STRETCH) * scale))
+    first = _similarity(opening, pivot, turn, scale)
     bent_by = abs(math.remainder(_angle(forearm) - _angle(upper), math.tau)) if forearm_len > 1 else 0.0
     bend = (
         long_sleeves
