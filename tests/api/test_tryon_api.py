@@ -1,6 +1,6 @@
 """POST /api/try-on over HTTP with the local engine, on SQLite and PostgreSQL (the per-address limit
 is kept in the database): the result as a data URL of the photo's size, and the refusals (413 over
-10 MB, 422 for a photo without a person or an input that is no image data URL, 429 when one
+10 MB, 422 for a photo without a person, an upside-down one, or an input that is no image data URL, 429 when one
 address tries too often)."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from storefront.api.tryon import BODY_TOO_LARGE, INVALID_BODY, MAX_BODY_BYTES, T
 from storefront.config import Settings
 from storefront.services.media.demo_images import render_garment_cutout
 from storefront.services.media.images import IMAGE_UNREADABLE, MAX_IMAGE_BYTES
-from storefront.services.tryon.engine import NO_PERSON_FOUND
+from storefront.services.tryon.engine import NO_PERSON_FOUND, UPSIDE_DOWN
 from storefront.services.tryon.local import LocalTryOnEngine
 from storefront.services.tryon.throttle import TOO_MANY_TRY_ONS, TRY_ONS_PER_MINUTE
 from tests.ordering import FakeClock
@@ -85,6 +85,13 @@ def test_a_photo_without_a_person_is_refused_with_422(client: TestClient) -> Non
     response = client.post(TRY_ON, json={"userPhoto": LANDSCAPE, "selectedItem": TEE})
     assert response.status_code == 422
     assert response.json() == {"error": NO_PERSON_FOUND, "details": {"userPhoto": NO_PERSON_FOUND}}
+
+
+def test_an_upside_down_photo_is_refused_with_422_and_its_reason(client: TestClient) -> None:
+    upside_down = data_url(Image.fromarray(samples.astronaut()).rotate(180), "JPEG")
+    response = client.post(TRY_ON, json={"userPhoto": upside_down, "selectedItem": TEE})
+    assert response.status_code == 422
+    assert response.json() == {"error": UPSIDE_DOWN, "details": {"userPhoto": UPSIDE_DOWN}}
 
 
 @pytest.mark.parametrize(
