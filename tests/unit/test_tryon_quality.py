@@ -225,8 +225,32 @@ def test_a_long_sleeve_ends_at_a_visible_wrist() -> None:
     opening, cuff = np.array([20.0, 100.0]), np.array([180.0, 100.0])
     down = np.array([0.0, 1.0])
     side = _Side(-1, np.array([100.0, 100.0]), np.array([95.0, 200.0]), np.array([92.0, 297.0]), 1.0, 1.0)
-    _, end = _sleeve(part, opening, cuff, side, np.array([100.0, 105.0]), 1.0, down, True, (400, 400))
+    _, _, end = _sleeve(part, opening, cuff, side, np.array([100.0, 105.0]), 1.0, down, True, (400, 400))
     assert np.linalg.norm(end - side.wrist) < 12
     # A short sleeve keeps its own length.
-    _, end = _sleeve(part, opening, cuff, side, np.array([100.0, 105.0]), 0.5, down, False, (400, 400))
+    _, _, end = _sleeve(part, opening, cuff, side, np.array([100.0, 105.0]), 0.5, down, False, (400, 400))
     assert abs(np.linalg.norm(end - np.array([100.0, 105.0])) - 80) < 2
+
+
+def test_a_forearm_across_the_body_stays_in_front() -> None:
+    """A long sleeve follows a gently bent forearm in front of the body; a forearm folded across
+    the body is left to the photo (the sleeve stops at the elbow, the forearm is kept out)."""
+    from storefront.services.tryon.local import _mark_arm, _sleeve, _Side
+
+    part = np.zeros((200, 200, 4), np.float32)
+    part[90:110, 20:180] = 1.0
+    opening, cuff, down = np.array([20.0, 100.0]), np.array([180.0, 100.0]), np.array([0.0, 1.0])
+    shoulder, elbow, pivot = np.array([100.0, 100.0]), np.array([95.0, 200.0]), np.array([100.0, 105.0])
+    gentle = _Side(-1, shoulder, elbow, np.array([130.0, 285.0]), 1.0, 1.0)
+    under, over, end = _sleeve(part, opening, cuff, gentle, pivot, 1.0, down, True, (400, 400))
+    assert len(under) == 1 and len(over) == 1  # the forearm's part lies over the torso
+    assert np.linalg.norm(end - gentle.wrist) < 12
+    folded = _Side(-1, shoulder, elbow, np.array([190.0, 190.0]), 1.0, 1.0)  # across the belly
+    under, over, end = _sleeve(part, opening, cuff, folded, pivot, 1.0, down, True, (400, 400))
+    assert over == [] and np.linalg.norm(end - elbow) < 12
+    keep_out = np.zeros((400, 400), np.uint8)
+    _mark_arm(keep_out, folded, end, 100.0, True)
+    assert keep_out[195, 140] == 1  # midway along the forearm
+    keep_out = np.zeros((400, 400), np.uint8)
+    _mark_arm(keep_out, gentle, end, 100.0, True)
+    assert keep_out[243, 112] == 0  # a gently bent forearm is the sleeve's

@@ -194,16 +194,20 @@ def dress(work: np.ndarray, pose: PoseResult, garment: Garment) -> tuple[np.ndar
     # Torso (with the collar hole cut) first, then each sleeve over it.
     out = warp_into(g_premul * layers["torso"][..., None], backward, (w, h), box)
     arm_keep_out = np.zeros((h, w), np.uint8)
+    in_front: list[np.ndarray] = []
     for side, opening, cuff, part in (
         (left, _hinge(g_seam_l, np.array(p.left_armpit)), np.array(p.left_cuff), layers["left"]),
         (right, _hinge(g_seam_r, np.array(p.right_armpit)), np.array(p.right_cuff), layers["right"]),
     ):
         pivot = forward(opening[None, :])[0]
-        sleeve_layers, sleeve_end = _sleeve(g_premul * part[..., None], opening, cuff, side, pivot, sx, down,
-                                            p.long_sleeves, (w, h))
-        for layer in sleeve_layers:
+        under, over, sleeve_end = _sleeve(g_premul * part[..., None], opening, cuff, side, pivot, sx, down,
+                                          p.long_sleeves, (w, h))
+        for layer in under:
             out = out + layer * (1.0 - out[..., 3:4])  # under the torso: a sleeve comes out from behind its side
+        in_front += over
         _mark_arm(arm_keep_out, side, sleeve_end, sw, p.long_sleeves)
+    for layer in in_front:
+        out = layer + out * (1.0 - layer[..., 3:4])
 
     # Clip to the person (a pixel of slack for loose fabric), off the head, the bare arms and the
     # hands and forearms in front of the body.
@@ -434,8 +438,13 @@ def _sleeve(
     down: np.ndarray,
     long_sleeves: bool,
     size: tuple[int, int],
-) -> tuple[list[np.ndarray], np.ndarray]:
-    """The sleeve warped onto the arm (one layer, or two bent at the elbow) and where its end lands."""
+) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
+    """The sleeve warped onto the arm: the layers under the torso, those over it (a forearm's part
+    of a sleeve bent at the elbow lies in front of the body), and where the sleeve's end lands.
+
+    A long sleeve follows a gently bent forearm; a forearm bent sharply (folded across the body)
+    cannot be followed by a flat sleeve, so the sleeve stops at the elbow and the photo's own
+    forearm stays in front (`_mark_arm`)."""
     # The upper arm's direction; a barely seen elbow is pulled towards hanging straight down.
     hanging = _rotation(-0.2 * side.sign) @ down
     upper = side.elbow - side.shoulder
@@ -446,52 +455,54 @@ def _sleeve(
     axis = cuff - opening
     axis_len = float(np.linalg.norm(axis))
     if axis_len < 2:
-        return [], pivot
+        return [], [], pivot
     turn = _angle(direction) - _angle(axis)
     forearm = side.wrist - side.elbow
     forearm_len = float(np.linalg.norm(forearm))
-    if long_sleeves and trust >= 0.99 and side.wrist_seen >= 0.5 and forearm_len > 1:
+    arm_seen = long_sleeves and trust >= 0.99 and side.wrist_seen >= 0.5 and forearm_len > 0.4 * upper_len > 1
+    if arm_seen:
         # A long sleeve ends at the wrist: its length is the arm's, within reason of the torso's scale.
         reach = float(np.linalg.norm(side.elbow - pivot)) + forearm_len
         scale = float(np.clip(reach / axis_len, (1 - MAX_SLEEVE_STRETCH) * scale, (1 + MAX_SLEEVE_STRETCH) * scale))
     first = _similarity(opening, pivot, turn, scale)
-    bent_by = abs(math.remainder(_angle(forearm) - _angle(upper), math.tau)) if forearm_len > 1 else 0.0
-    bend = (
-        long_sleeves
-        and trust >= 0.99
-        and side.wrist_seen >= 0.5
-        and forearm_len > 0.4 * upper_len > 1
-        and 0.2 < bent_by < MAX_ELBOW_BEND
-    )
-    if not bend:
+    bent_by = _bend(side)
+    if not arm_seen or bent_by <= 0.2:
         layer = cv2.warpAffine(part, first, size, flags=cv2.INTER_LINEAR)
-        end = first[:, :2] @ cuff + first[:, 2]
-        return [layer], end
-    # Bend at the elbow: the garment's elbow is at the upper arm's share of the sleeve.
+        return [layer], [], first[:, :2] @ cuff + first[:, 2]
+    # The garment's elbow is at the upper arm's share of the sleeve.
     t_elbow = upper_len / (upper_len + forearm_len)
     gh, gw = part.shape[:2]
     ys, xs = np.mgrid[0:gh, 0:gw].astype(np.float32)
     along = ((xs - opening[0]) * axis[0] + (ys - opening[1]) * axis[1]) / (axis_len**2)
     upper_part = part * (along <= t_elbow + 0.02)[..., None]
-    lower_part = part * (along > t_elbow - 0.02)[..., None]
     g_elbow = opening + axis * t_elbow
     elbow_at = first[:, :2] @ g_elbow + first[:, 2]
+    under = [cv2.warpAffine(upper_part, first, size, flags=cv2.INTER_LINEAR)]
+    if bent_by >= MAX_ELBOW_BEND:
+        return under, [], elbow_at
+    lower_part = part * (along > t_elbow - 0.02)[..., None]
     second = _similarity(g_elbow, elbow_at, _angle(forearm) - _angle(axis), scale)
-    layers = [
-        cv2.warpAffine(lower_part, second, size, flags=cv2.INTER_LINEAR),
-        cv2.warpAffine(upper_part, first, size, flags=cv2.INTER_LINEAR),
-    ]
-    return layers, second[:, :2] @ cuff + second[:, 2]
+    over = [cv2.warpAffine(lower_part, second, size, flags=cv2.INTER_LINEAR)]
+    return under, over, second[:, :2] @ cuff + second[:, 2]
+
+
+def _bend(side: _Side) -> float:
+    """How far the forearm turns from the upper arm's direction at the elbow (radians, 0..pi)."""
+    upper, forearm = side.elbow - side.shoulder, side.wrist - side.elbow
+    if float(np.linalg.norm(upper)) <= 1 or float(np.linalg.norm(forearm)) <= 1:
+        return 0.0
+    return abs(math.remainder(_angle(forearm) - _angle(upper), math.tau))
 
 
 def _mark_arm(keep_out: np.ndarray, side: _Side, sleeve_end: np.ndarray, sw: float, long_sleeves: bool) -> None:
-    """Draw into `keep_out` the arm below a short sleeve and the hand, where the pose sees them."""
+    """Draw into `keep_out` the arm below a short sleeve, a forearm a long sleeve could not follow
+    (bent sharply at the elbow, see `_sleeve`) and the hand, where the pose sees them."""
     thick = max(2, round(0.16 * sw))
     if side.elbow_seen >= 0.5 and not long_sleeves:
         cv2.line(keep_out, _px(sleeve_end), _px(side.elbow), 1, thick, cv2.LINE_AA)
     if side.elbow_seen >= 0.5 and side.wrist_seen >= 0.5:
         hand = side.wrist + (side.wrist - side.elbow) * 0.3
-        if not long_sleeves:
+        if not long_sleeves or _bend(side) >= MAX_ELBOW_BEND:
             cv2.line(keep_out, _px(side.elbow), _px(side.wrist), 1, thick, cv2.LINE_AA)
         cv2.line(keep_out, _px(side.wrist + (side.wrist - side.elbow) * 0.08), _px(hand), 1, thick, cv2.LINE_AA)
 
