@@ -1,21 +1,24 @@
 """The local try-on engine: the garment cut out of its image and warped onto the photo, on the CPU.
 
-No model is trained or downloaded: MediaPipe pose (see `pose.py`) finds the body's key points and
-mask, `garment.py` cuts the garment out of the item image and measures it, and this module places
-it, in three parts:
+No model is trained or downloaded: MediaPipe (see `pose.py`) finds the body's key points and
+two person masks, `garment.py` cuts the garment out of the item image and measures it, `body.py`
+reads the photo (outline, what is in front, light), and this module places the garment:
 
-- the torso, by a perspective warp taking the garment's shoulder seams to the top of the body's
-  outline above the shoulder joints (the landmarks are joint centres; we move out and up to the
-  mask's edge) and its hem a little below the hips (extrapolated from the shoulder width when the
-  hips are out of the frame or hidden);
+- the torso, by a thin-plate spline (`warp.py`, `_torso_fit`): it starts from a perspective
+  transform taking the garment's shoulder seams to the top of the body's outline above the
+  shoulder joints (the landmarks are joint centres; we move out and up to the outline's edge) and
+  its hem a little below the hips (extrapolated from the shoulder width when the hips are out of
+  the frame or hidden); then each side of the garment (armpit, waist, hem) moves in to the
+  body's outline where the body is narrower;
 - each sleeve, by a rotation (and the torso's scale) about a hinge near its shoulder seam so that
-  it follows the upper arm; a long sleeve is bent at the elbow to follow the forearm when the
-  forearm is visible and the bend is gentle (`MAX_ELBOW_BEND`).
+  it follows the upper arm, drawn under the torso's side; a long sleeve ends at a visible wrist,
+  and is bent at the elbow to follow the forearm (in front of the body) when the bend is gentle
+  (`MAX_ELBOW_BEND`); a sharper bend leaves the forearm to the photo.
 
-The garment is then clipped to the person mask (slightly dilated), kept off the face and neck
-(above the collar) and, around short sleeves, off the visible arms and hands; the photo's shading
-(its blurred luminance inside the garment, normalised and clamped to `SHADE_RANGE`) is multiplied
-into the garment's colour so the folds and light of the photo show.
+The garment is then clipped to the person's outline (`body.silhouette`, a pixel of slack), kept
+off the face and neck (above the collar), off the visible arms below short sleeves, and off the
+hands, forearms and hair in front of the body (`body.in_front`, `body.hair`). The photo's light
+goes onto the garment: its shading (`body.shading`), its white balance and its grain.
 
 The work is done with the person photo scaled down so its long side is at most `work_size`
 (default 1024; smaller photos are not scaled up: it would add cost and no detail). The garment
