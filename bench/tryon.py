@@ -65,7 +65,8 @@ def time_try_ons() -> tuple[float, list[TryOnTiming]]:
     start_ms = _ms(engine.warm_up)
     garment = _garment()
     timings = []
-    for name, image in sample_photos().items():
+    for name, sample in sample_photos().items():
+        image = sample.photo
         photo, size = _jpeg_at(image, WORK_SIZE)
         first = _ms(lambda: engine.generate(photo, garment))
         warm = [_ms(lambda: engine.generate(photo, garment)) for _ in range(RUNS)]
@@ -78,8 +79,8 @@ def measure_quality() -> list[Quality]:
     engine = LocalTryOnEngine()
     garments = _garments()
     return [
-        measure(engine, photo, item, png(item), name=name, garment_name=kind)
-        for name, photo in sample_photos().items()
+        measure(engine, sample.photo, item, png(item), name=name, garment_name=kind, truth=sample.truth)
+        for name, sample in sample_photos().items()
         for kind, item in garments.items()
     ]
 
