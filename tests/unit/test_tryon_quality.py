@@ -254,3 +254,16 @@ def test_a_forearm_across_the_body_stays_in_front() -> None:
     keep_out = np.zeros((400, 400), np.uint8)
     _mark_arm(keep_out, gentle, end, 100.0, True)
     assert keep_out[243, 112] == 0  # a gently bent forearm is the sleeve's
+
+
+def test_a_top_of_the_skins_colour_is_not_taken_for_a_hand() -> None:
+    rgb, pose, _ = _drawn_person((224, 172, 140))  # the face's own colour
+    wrist = Keypoint(250, 390, 1.0)
+    pose = PoseResult(400, 600, {**pose.points, "left_wrist": wrist, "left_index": wrist}, pose.mask, pose.selfie)
+    assert not body.in_front(rgb, pose, pose.mask, 100.0).any()
+    # The same drawing with a hand-sized patch of skin on a white top: the hand is found.
+    rgb, pose, _ = _drawn_person((235, 235, 235))
+    cv2.ellipse(rgb, (250, 390), (14, 12), 0, 0, 360, (224, 172, 140), -1)
+    pose = PoseResult(400, 600, {**pose.points, "left_wrist": wrist}, pose.mask, pose.selfie)
+    found = body.in_front(rgb, pose, pose.mask, 100.0) > 0.5
+    assert found[385:395, 240:260].all() and found.sum() < 1000

@@ -27,6 +27,8 @@ SHADE_RANGE = (0.72, 1.12)
 SKIN_DISTANCE = 3.0
 #: The white balance moves a garment colour channel by at most this share.
 MAX_WHITE_BALANCE = 0.12
+#: A skin-coloured patch larger than this (in square shoulder widths) is no hand and forearm.
+MAX_IN_FRONT_AREA = 0.5
 #: Past this share of the chest, "hair" over the body is more likely a top of the hair's colour.
 MAX_HAIR_ON_CHEST = 0.4
 _HANDS = ("wrist", "index", "pinky", "thumb")
@@ -94,12 +96,12 @@ def in_front(work: np.ndarray, pose: PoseResult, body: np.ndarray, sw: float) ->
     aside = np.abs((xs - mid[0]) * down[1] - (ys - mid[1]) * down[0])  # distance from the body's middle line
     neck = (below < 0) & (aside < 0.35 * sw)  # skin there is the neck, and a neckline joins it
     hands = [p[f"{side}_{part}"] for side in ("left", "right") for part in _HANDS]
-    min_area = (0.06 * sw) ** 2
+    min_area, max_area = (0.06 * sw) ** 2, MAX_IN_FRONT_AREA * sw**2
     rc = max(1, round(0.05 * sw))
     core = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * rc + 1, 2 * rc + 1))
     for label in range(1, count):
-        if stats[label, cv2.CC_STAT_AREA] < min_area:
-            continue
+        if not min_area <= stats[label, cv2.CC_STAT_AREA] <= max_area:
+            continue  # a speck, or a top of the skin's colour
         patch = labels == label
         on_hand = any(
             hand.visibility >= 0.5
