@@ -267,3 +267,18 @@ def test_a_top_of_the_skins_colour_is_not_taken_for_a_hand() -> None:
     pose = PoseResult(400, 600, {**pose.points, "left_wrist": wrist}, pose.mask, pose.selfie)
     found = body.in_front(rgb, pose, pose.mask, 100.0) > 0.5
     assert found[385:395, 240:260].all() and found.sum() < 1000
+
+
+def test_the_photos_grain_is_its_noise_not_its_edges() -> None:
+    """A clean picture full of edges has no grain; the same with noise of a known size has about that."""
+    rng = np.random.default_rng(7)
+    clean = np.full((300, 300, 3), 128, np.uint8)
+    for x in range(0, 300, 12):  # stripes: edges and texture everywhere, but noise nowhere
+        clean[:, x : x + 6] = 60
+    everywhere = np.ones((300, 300), np.float32)
+    assert body.grain(clean, everywhere) < 0.002
+    noisy = np.clip(clean.astype(np.float32) + rng.normal(0, 4.0, (300, 300, 1)), 0, 255).astype(np.uint8)
+    assert 0.7 * 4 / 255 < body.grain(noisy, everywhere) < 1.3 * 4 / 255
+    # A very noisy photo adds at most MAX_GRAIN.
+    loud = np.clip(clean.astype(np.float32) + rng.normal(0, 30.0, (300, 300, 1)), 0, 255).astype(np.uint8)
+    assert body.grain(loud, everywhere) == pytest.approx(body.MAX_GRAIN)
