@@ -17,8 +17,8 @@ from storefront.models import Order
 from storefront.services.admin.admin_orders import CSV_HEADER, NO_ATTENTION, NOT_PAID
 from storefront.services.payments.gateway import TestPaymentGateway
 from tests.ordering import GOOD_CARD, order_payload, pick, seed_demo
+from tests.api.staff import as_owner, owner_headers
 
-PASSWORD = "correct horse battery"
 REASON = "address_to.zip: The address to.zip is invalid."
 
 
@@ -26,17 +26,14 @@ REASON = "address_to.zip: The address to.zip is invalid."
 def client(engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TestClient:
     monkeypatch.setenv("DATA_DIR", str(tmp_path))
     monkeypatch.delenv("UPLOAD_DIR", raising=False)
-    monkeypatch.setenv("ADMIN_USERNAME", "owner")
-    monkeypatch.setenv("ADMIN_PASSWORD", PASSWORD)
+    as_owner(monkeypatch)
     provider = seed_demo(engine, tmp_path)
     return TestClient(create_api(Settings(), engine=engine, gateway=TestPaymentGateway(), provider=provider))
 
 
 @pytest.fixture
 def admin(client: TestClient) -> dict[str, str]:
-    response = client.post("/api/admin/login", json={"username": "owner", "password": PASSWORD})
-    assert response.status_code == 200, response.text
-    return {"x-admin-token": response.json()["token"]}
+    return owner_headers(client)
 
 
 def _place(client: TestClient, engine: Engine, key: str, quantity: int = 1, pay: bool = False) -> str:

@@ -19,8 +19,8 @@ from storefront.services.printify.demo import DemoPrintProvider
 from storefront.services.printify.provider import validation_error
 from storefront.services.catalog.seed import seed_catalogue_if_empty
 from tests.ordering import order_payload, pick, seed_demo
+from tests.api.staff import as_owner, owner_headers
 
-PASSWORD = "correct horse battery"
 PRODUCTS = "/api/printify/shops/1/products"
 ADMIN_ROUTES = [
     ("GET", "/api/printify/shops/1/products"),
@@ -66,8 +66,7 @@ def _client(engine: Engine, provider: DemoPrintProvider) -> TestClient:
 def settings_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DATA_DIR", str(tmp_path))
     monkeypatch.delenv("UPLOAD_DIR", raising=False)
-    monkeypatch.setenv("ADMIN_USERNAME", "owner")
-    monkeypatch.setenv("ADMIN_PASSWORD", PASSWORD)
+    as_owner(monkeypatch)
 
 
 @pytest.fixture
@@ -81,9 +80,7 @@ def client(engine: Engine, provider: DemoPrintProvider) -> TestClient:
 
 
 def _headers(client: TestClient) -> dict[str, str]:
-    response = client.post("/api/admin/login", json={"username": "owner", "password": PASSWORD})
-    assert response.status_code == 200, response.text
-    return {"x-admin-token": response.json()["token"]}
+    return owner_headers(client)
 
 
 @pytest.fixture

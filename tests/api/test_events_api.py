@@ -26,8 +26,8 @@ from storefront.services.events.events import (
     TITLE_REQUIRED,
 )
 from storefront.services.payments.gateway import TestPaymentGateway
+from tests.api.staff import as_owner, owner_headers
 
-PASSWORD = "correct horse battery"
 EVENTS = "/api/events"
 ADMIN_ROUTES = [
     ("GET", "/api/events/admin/all"),
@@ -60,16 +60,13 @@ def form(**overrides: Any) -> dict[str, Any]:
 def client(engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TestClient:
     monkeypatch.setenv("DATA_DIR", str(tmp_path))
     monkeypatch.delenv("UPLOAD_DIR", raising=False)
-    monkeypatch.setenv("ADMIN_USERNAME", "owner")
-    monkeypatch.setenv("ADMIN_PASSWORD", PASSWORD)
+    as_owner(monkeypatch)
     return TestClient(create_api(Settings(), engine=engine, gateway=TestPaymentGateway()))
 
 
 @pytest.fixture
 def admin(client: TestClient) -> dict[str, str]:
-    response = client.post("/api/admin/login", json={"username": "owner", "password": PASSWORD})
-    assert response.status_code == 200, response.text
-    return {"x-admin-token": response.json()["token"]}
+    return owner_headers(client)
 
 
 def _create(client: TestClient, admin: dict[str, str], **overrides: Any) -> dict[str, Any]:

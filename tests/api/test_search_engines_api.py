@@ -20,8 +20,8 @@ from storefront.services.events import events
 from storefront.services.payments.gateway import TestPaymentGateway
 from storefront.services.printify.demo import DemoPrintProvider
 from tests.ordering import seed_demo
+from tests.api.staff import as_owner, owner_headers
 
-PASSWORD = "correct horse battery"
 PUBLIC_URL = "https://shop.example"
 PRODUCTS = "/api/printify/shops/1/products"
 NS = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
@@ -38,8 +38,7 @@ CREATE = {
 def provider(engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DemoPrintProvider:
     monkeypatch.setenv("DATA_DIR", str(tmp_path))
     monkeypatch.delenv("UPLOAD_DIR", raising=False)
-    monkeypatch.setenv("ADMIN_USERNAME", "owner")
-    monkeypatch.setenv("ADMIN_PASSWORD", PASSWORD)
+    as_owner(monkeypatch)
     monkeypatch.setenv("PUBLIC_URL", PUBLIC_URL)
     return seed_demo(engine, tmp_path)
 
@@ -51,9 +50,7 @@ def client(engine: Engine, provider: DemoPrintProvider) -> TestClient:
 
 @pytest.fixture
 def admin(client: TestClient) -> dict[str, str]:
-    response = client.post("/api/admin/login", json={"username": "owner", "password": PASSWORD})
-    assert response.status_code == 200, response.text
-    return {"x-admin-token": response.json()["token"]}
+    return owner_headers(client)
 
 
 def _sitemap(client: TestClient) -> dict[str, str | None]:

@@ -37,8 +37,8 @@ from storefront.services.admin.auth import SESSION_LIFETIME
 from storefront.services.payments.gateway import DECLINED, INSUFFICIENT_FUNDS, TestPaymentGateway
 from tests.fakes.shopify_server import FakeShopifyServer
 from tests.ordering import FakeClock, order_payload, pick, seed_demo
+from tests.api.staff import PASSWORD, as_owner, owner_headers
 
-PASSWORD = "correct horse battery"
 API_DIR = Path(storefront.__file__).parent / "api"
 SOURCE_DIR = Path(storefront.__file__).parent
 ORDERS = "/api/printify/orders"
@@ -51,8 +51,7 @@ ORDERS = "/api/printify/orders"
 def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
     monkeypatch.setenv("DATA_DIR", str(tmp_path / "data"))
     monkeypatch.delenv("UPLOAD_DIR", raising=False)
-    monkeypatch.setenv("ADMIN_USERNAME", "owner")
-    monkeypatch.setenv("ADMIN_PASSWORD", PASSWORD)
+    as_owner(monkeypatch)
     monkeypatch.setenv("SHOPIFY_STORE_DOMAIN", "")
     for name in ("SHOPIFY_ACCESS_TOKEN", "SHOPIFY_STOREFRONT_TOKEN", "SHOPIFY_STOREFRONT_PRIVATE_TOKEN"):
         monkeypatch.setenv(name, "")
@@ -72,9 +71,7 @@ def client(engine: Engine, settings: Settings, clock: FakeClock, tmp_path: Path)
 
 
 def _login(client: TestClient) -> dict[str, str]:
-    response = client.post("/api/admin/login", json={"username": "owner", "password": PASSWORD})
-    assert response.status_code == 200, response.text
-    return {ADMIN_TOKEN_HEADER: response.json()["token"]}
+    return owner_headers(client)
 
 
 @pytest.fixture

@@ -34,8 +34,8 @@ from storefront.services.media.images import (
 from storefront.services.payments.gateway import TestPaymentGateway
 from storefront.services.media.uploads import MAX_FILES_PER_REQUEST, NO_FILES, TOO_MANY_FILES
 from tests.unit.test_uploads import encoded, heic, heic_claiming, jpeg_with_exif, one_bit_png, png_claiming
+from tests.api.staff import as_owner, owner_headers
 
-PASSWORD = "correct horse battery"
 UPLOAD = "/api/upload/images"
 
 File = tuple[str, tuple[str, bytes, str]]
@@ -45,8 +45,7 @@ File = tuple[str, tuple[str, bytes, str]]
 def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
     monkeypatch.setenv("DATA_DIR", str(tmp_path / "data"))
     monkeypatch.delenv("UPLOAD_DIR", raising=False)
-    monkeypatch.setenv("ADMIN_USERNAME", "owner")
-    monkeypatch.setenv("ADMIN_PASSWORD", PASSWORD)
+    as_owner(monkeypatch)
     return Settings()
 
 
@@ -57,9 +56,7 @@ def client(engine: Engine, settings: Settings) -> TestClient:
 
 @pytest.fixture
 def admin(client: TestClient) -> dict[str, str]:
-    response = client.post("/api/admin/login", json={"username": "owner", "password": PASSWORD})
-    assert response.status_code == 200, response.text
-    return {"x-admin-token": response.json()["token"]}
+    return owner_headers(client)
 
 
 def image(name: str, data: bytes, content_type: str = "image/jpeg") -> File:
