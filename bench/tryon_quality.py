@@ -8,8 +8,7 @@ For each photo and garment the local engine's layer is measured at its work size
   is what both MediaPipe's pose segmentation and its selfie segmentation call the person, before
   the engine's refinement (stricter than either; there is no hand-drawn outline);
 - torso covered: the share of the torso region (the quadrilateral of the shoulder and hip joints,
-  inside the silhouette) that the garment covers, less any region the caller says is in front
-  (a hand drawn over the chest);
+  inside the silhouette) that the garment covers;
 - background and face SSIM: the structural similarity of the dressed photo against the input,
   averaged over the background (outside the silhouette and a margin) and over the face.
 
@@ -26,8 +25,6 @@ from __future__ import annotations
 import io
 import time
 from dataclasses import dataclass
-from functools import cache
-from typing import Any
 
 import cv2
 import numpy as np
@@ -37,7 +34,7 @@ from skimage import data as samples
 from skimage.metrics import structural_similarity
 
 from storefront.services.tryon.local import Dressed, LocalTryOnEngine
-from storefront.services.tryon.pose import PoseResult
+from storefront.services.tryon.pose import PoseResult, shared_detector
 
 #: The issue's targets.
 MAX_SPILL_PCT = 2.0
@@ -125,25 +122,12 @@ def sample_photos() -> dict[str, Sample]:
 
 def person_mask(rgb: np.ndarray) -> np.ndarray:
     """Where both of MediaPipe's segmentations see the person (float 0..1, the photo's size)."""
-    return np.minimum(_selfie_mask(rgb), _pose_mask(rgb))
+    return _both(shared_detector().detect(rgb))
 
 
-def _pose_mask(rgb: np.ndarray) -> np.ndarray:
-    from storefront.services.tryon.pose import shared_detector
-
-    return shared_detector().detect(rgb).mask
-
-
-def _selfie_mask(rgb: np.ndarray) -> np.ndarray:
-    segmenter = _selfie_segmenter()
-    return np.clip(np.asarray(segmenter.process(np.ascontiguousarray(rgb)).segmentation_mask, np.float32), 0, 1)
-
-
-@cache
-def _selfie_segmenter() -> Any:
-    import mediapipe as mp
-
-    return mp.solutions.selfie_segmentation.SelfieSegmentation(model_selection=0)
+def _both(pose: PoseResult) -> np.ndarray:
+    """Where the pose graph's mask and the selfie model's both see the person (0..1)."""
+    return pose.mask if pose.selfie is None else np.minimum(pose.mask, pose.selfie)
 
 
 def composite(dressed: Dressed) -> np.ndarray:
@@ -181,31 +165,28 @@ def measure(
     *,
     name: str = "",
     garment_name: str = "",
-    in_front: np.ndarray | None = None,
     truth: np.ndarray | None = None,
 ) -> Quality:
-    """The try-on of `item` on `photo` measured (see the module docstring). `in_front`: a region of
-    the photo (bool, the work size) that is in front of the body and left out of the torso;
-    `truth`: where the person really is (bool, the photo's size), used as the silhouette."""
+    """The try-on of `item` on `photo` measured (see the module docstring). `truth`: where the
+    person really is (bool, the photo's size), used as the silhouette."""
     start = time.perf_counter()
     dressed = engine.layer(photo, item, item_bytes)
     ms = (time.perf_counter() - start) * 1000
     work, pose = dressed.work, dressed.pose
     if truth is None:
-        silhouette = person_mask(work) > 0.5
+        silhouette = _both(pose) > 0.5  # the masks the engine was given, before its refinement
     else:
         silhouette = cv2.resize(truth.astype(np.uint8), (work.shape[1], work.shape[0]), interpolation=cv2.INTER_NEAREST) > 0
     garment = dressed.alpha > 0.5
     spill = float((garment & ~silhouette).sum()) / max(1, int(garment.sum()))
     torso = torso_region(pose) & silhouette
-    if in_front is not None:
-        torso &= ~in_front
     covered = float((garment & torso).sum()) / max(1, int(torso.sum()))
     after = composite(dressed)
     _, ssim = structural_similarity(work, after, channel_axis=2, data_range=255, full=True)
     ssim = ssim.mean(axis=2)
     margin = max(3, round(0.01 * max(work.shape[:2])))
-    person = silhouette if truth is not None else np.maximum(pose.mask, _selfie_mask(work)) > 0.5
+    either = pose.mask if pose.selfie is None else np.maximum(pose.mask, pose.selfie)
+    person = silhouette if truth is not None else either > 0.5
     near_person = cv2.dilate(
         person.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * margin + 1, 2 * margin + 1))
     ).astype(bool)

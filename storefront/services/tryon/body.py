@@ -91,11 +91,7 @@ def in_front(work: np.ndarray, pose: PoseResult, body: np.ndarray, sw: float) ->
         return found
     p = pose.points
     left, right = p["left_shoulder"].xy, p["right_shoulder"].xy
-    mid = (left + right) / 2
-    down = _down(left, right, sw)
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
-    below = (xs - mid[0]) * down[0] + (ys - mid[1]) * down[1]  # distance below the shoulder line
-    aside = np.abs((xs - mid[0]) * down[1] - (ys - mid[1]) * down[0])  # distance from the body's middle line
+    below, aside = _body_axes((h, w), left, right, sw)
     neck = (below < 0) & (aside < 0.35 * sw)  # skin there is the neck, and a neckline joins it
     hands = [p[f"{side}_{part}"] for side in ("left", "right") for part in _HANDS]
     min_area, max_area = (0.06 * sw) ** 2, MAX_IN_FRONT_AREA * sw**2
@@ -130,7 +126,7 @@ def hair(work: np.ndarray, pose: PoseResult, body: np.ndarray, sw: float) -> np.
     if min(p[n].visibility for n in ("left_eye", "right_eye", "nose")) < 0.5:
         return found
     left, right = p["left_shoulder"].xy, p["right_shoulder"].xy
-    down = _down(left, right, sw)
+    down = down_direction(left, right)
     eyes = (p["left_eye"].xy + p["right_eye"].xy) / 2
     gap = float(np.linalg.norm(p["left_eye"].xy - p["right_eye"].xy))
     # Above the forehead, on the body's mask: the hair (or a hat, which never reaches the shoulders).
@@ -152,9 +148,7 @@ def hair(work: np.ndarray, pose: PoseResult, body: np.ndarray, sw: float) -> np.
     if not len(seed):
         return found
     strand = labels == np.bincount(seed).argmax()
-    mid = (left + right) / 2
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
-    below = (xs - mid[0]) * down[0] + (ys - mid[1]) * down[1]
+    below, _ = _body_axes((h, w), left, right, sw)
     over = strand & (below > -0.15 * sw)
     chest = (below > 0.2 * sw) & (below < 0.9 * sw) & (body > 0.5)
     if not over.any() or (over & chest).sum() > MAX_HAIR_ON_CHEST * max(1, int(chest.sum())):
@@ -163,10 +157,20 @@ def hair(work: np.ndarray, pose: PoseResult, body: np.ndarray, sw: float) -> np.
     return found
 
 
-def _down(left: np.ndarray, right: np.ndarray, sw: float) -> np.ndarray:
-    """The body's down direction (unit), square to the shoulder line, pointing down the image."""
-    down = np.array([-(right - left)[1], (right - left)[0]]) / max(sw, 1e-6)
+def down_direction(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """The body's down (unit vector): square to the line between the shoulders, down the image."""
+    line = right - left
+    down = np.array([-line[1], line[0]]) / max(float(np.linalg.norm(line)), 1e-6)
     return down if down[1] >= 0 else -down
+
+
+def _body_axes(shape: tuple[int, int], left: np.ndarray, right: np.ndarray, sw: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per pixel: how far below the shoulder line, and how far from the body's middle line."""
+    mid, down = (left + right) / 2, down_direction(left, right)
+    ys, xs = np.mgrid[0 : shape[0], 0 : shape[1]].astype(np.float32)
+    below = (xs - mid[0]) * down[0] + (ys - mid[1]) * down[1]
+    aside = np.abs((xs - mid[0]) * down[1] - (ys - mid[1]) * down[0])
+    return below, aside
 
 
 def shading(work: np.ndarray, alpha: np.ndarray, person: np.ndarray, sw: float) -> np.ndarray:

@@ -166,9 +166,7 @@ def dress(work: np.ndarray, pose: PoseResult, garment: Garment) -> tuple[np.ndar
     left, right = _sides(pose)
     sw = float(np.linalg.norm(right.shoulder - left.shoulder))
     across = (right.shoulder - left.shoulder) / max(sw, 1e-6)
-    down = np.array([-across[1], across[0]])
-    if down[1] < 0:  # keep "down" pointing down the image
-        down = -down
+    down = body.down_direction(left.shoulder, right.shoulder)
     mid = (left.shoulder + right.shoulder) / 2
     if pose.visible("left_hip") and pose.visible("right_hip"):
         hips = (pose.points["left_hip"].xy + pose.points["right_hip"].xy) / 2
