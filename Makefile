@@ -85,10 +85,12 @@ lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check --select F,E9 storefront tests bench
 
 # Lighthouse for `make bench` only; the Node package is named again because npm removes what it is not told to keep.
-LIGHTHOUSE := $(TOOLS)/node_modules/.bin/lighthouse
+# Pinned to a major: bench/lighthouse.py reads Lighthouse 12's audits (13 dropped the LCP element audit).
+LIGHTHOUSE_MAJOR := 12
+LIGHTHOUSE := $(TOOLS)/.lighthouse-$(LIGHTHOUSE_MAJOR)
 $(LIGHTHOUSE): | $(NODE)
-	cd $(TOOLS) && npm install --no-save --no-package-lock --no-audit --no-fund --prefix $(TOOLS) $(NODE_PACKAGE)@22 lighthouse \
-		|| echo "bench: lighthouse could not be installed; its rows will say 'not measured'"
+	cd $(TOOLS) && npm install --no-save --no-package-lock --no-audit --no-fund --prefix $(TOOLS) $(NODE_PACKAGE)@22 lighthouse@$(LIGHTHOUSE_MAJOR) \
+		&& touch $@ || echo "bench: lighthouse could not be installed; its rows will say 'not measured'"
 
 # py-spy samples the store's backend under load when BENCH_PROFILE=1 (bench/profile.py).
 PY_SPY := $(VENV)/bin/py-spy
