@@ -7,6 +7,7 @@ import reflex as rx
 
 from storefront.config import get_settings
 from storefront.css_plugin import PurgeRadixCss
+from storefront.html_first import HtmlFirst
 from storefront.prerender import ProductTemplate
 
 _settings = get_settings()
@@ -37,6 +38,8 @@ config = rx.Config(
         ProductTemplate(),
         # Production builds ship only the Radix rules the store can use (storefront/css_plugin.py).
         PurgeRadixCss(),
+        # Pages paint from the server's HTML; the app starts after that paint (storefront/html_first.py).
+        HtmlFirst(),
     ],
     # Every built script, stylesheet and page is stored brotli- and gzip-compressed beside itself;
     # the server sends brotli to browsers that accept it, gzip to the others (Vary: Accept-Encoding).

@@ -7,6 +7,7 @@ from reflex.vars.base import Var
 
 from storefront.components import styles
 from storefront.components.markup import Element, Node, Raw, Slot, Value, pick, to_component, to_html
+from storefront.html_first import REPLAY_ATTRIBUTE
 from storefront.services.catalog.catalog import PLACEHOLDER_IMAGE
 from storefront.state.cart import CartState
 from storefront.state.catalog import FIRST_VIEW_SHOWN
@@ -67,9 +68,17 @@ def product_image(
     )
 
 
-def quick_add_button(**props) -> rx.Component:
+def quick_add_key(product_id: Value) -> Value:
+    """The `data-replay` key of a card's Quick Add: a tap on the server's button before the app is
+    ready is replayed on React's (storefront/html_first.py)."""
+    return "quick-add:" + product_id
+
+
+def quick_add_button(product_id: rx.Var, **props) -> rx.Component:
     """Quick Add (its width and wrapping come from the card's `sf-card-actions`)."""
-    return rx.button(rx.icon("plus", size=16), "Quick Add", **props)
+    return rx.button(
+        rx.icon("plus", size=16), "Quick Add", custom_attrs={REPLAY_ATTRIBUTE: quick_add_key(product_id)}, **props
+    )
 
 
 def colour_submenu(product_id: rx.Var, colour: rx.Var) -> rx.Component:
@@ -93,13 +102,13 @@ def quick_add_control(product: rx.Var) -> rx.Component:
     return rx.cond(
         product["colors"].length() > 1,
         rx.dropdown_menu.root(
-            rx.dropdown_menu.trigger(quick_add_button()),
+            rx.dropdown_menu.trigger(quick_add_button(product_id)),
             rx.dropdown_menu.content(rx.foreach(product["colors"], lambda colour: colour_submenu(product_id, colour))),
         ),
         rx.cond(
             product["sizes"].length() > 1,
             rx.dropdown_menu.root(
-                rx.dropdown_menu.trigger(quick_add_button()),
+                rx.dropdown_menu.trigger(quick_add_button(product_id)),
                 rx.dropdown_menu.content(
                     rx.foreach(
                         product["sizes"],
@@ -107,7 +116,7 @@ def quick_add_control(product: rx.Var) -> rx.Component:
                     ),
                 ),
             ),
-            quick_add_button(on_click=CartState.quick_add(product_id)),
+            quick_add_button(product_id, on_click=CartState.quick_add(product_id)),
         ),
     )
 
@@ -171,12 +180,14 @@ def card_markup(card: CardFields, quick_add: Node | None) -> Element:
     ))
 
 
-#: What the server writes for the Quick Add control (React draws a menu or a button, looking the same).
-#: `aria-disabled`: it does nothing until React's takes its place (and a test's click waits for that).
-QUICK_ADD_MARKUP = Element(
-    "button", f"{BUTTON_CLASSES} rt-variant-solid", {"data-accent-color": "", "type": "button", "aria-disabled": "true"},
-    (Raw(PLUS_ICON), "Quick Add"),
-)
+def quick_add_markup(product_id: str) -> Element:
+    """What the server writes for the Quick Add control (React draws a menu or a button, looking the
+    same); a tap on it before React's is there is replayed on React's."""
+    return Element(
+        "button", f"{BUTTON_CLASSES} rt-variant-solid",
+        {"data-accent-color": "", "type": "button", REPLAY_ATTRIBUTE: quick_add_key(product_id)},
+        (Raw(PLUS_ICON), "Quick Add"),
+    )
 
 
 def product_card(product: rx.Var, quick_add: bool = True, index: rx.Var | int | None = None) -> rx.Component:
@@ -192,7 +203,7 @@ def product_card(product: rx.Var, quick_add: bool = True, index: rx.Var | int | 
         height=product["image_height"].to(int),
         eager=(index < EAGER_CARDS) if isinstance(index, rx.Var) else index is not None and index < EAGER_CARDS,
     )
-    control = Slot(quick_add_control(product), QUICK_ADD_MARKUP) if quick_add else None
+    control = Slot(quick_add_control(product), Raw("")) if quick_add else None  # React's tree only
     return to_component(card_markup(fields, control))  # type: ignore[return-value]
 
 
@@ -202,7 +213,7 @@ def card_html(card: dict, index: int, quick_add: bool = True) -> str:
         id=card["id"], name=card["name"], price=card["price"], image=card["image"], srcset=card["srcset"],
         width=card["image_width"], height=card["image_height"], eager=index < EAGER_CARDS,
     )
-    return to_html(card_markup(fields, QUICK_ADD_MARKUP if quick_add else None))
+    return to_html(card_markup(fields, quick_add_markup(card["id"]) if quick_add else None))
 
 
 def skeleton_card() -> rx.Component:

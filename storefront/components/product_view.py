@@ -2,7 +2,9 @@
 
 Laid out as pages/product.py lays out the product (image beside title, price, colours, sizes, the
 buttons and the details), with Radix Themes' classes and the store's own, so React's page takes its
-place without a move. Its controls do nothing (`aria-disabled`) until React's take their place.
+place without a move. Try It On and View on Provider are plain links; a tap on a colour, a size, Add
+to Cart or Buy Now is kept and replayed on React's control of the same `data-replay` key once it is
+there (storefront/html_first.py).
 """
 
 from __future__ import annotations
@@ -10,8 +12,11 @@ from __future__ import annotations
 import re
 
 from storefront.components.markup import Element, Raw
-from storefront.components.product_card import DETAIL_SIZES
+from storefront.components.product_card import DETAIL_SIZES, LINK_CLASSES
+from storefront.html_first import REPLAY_ATTRIBUTE
 from storefront.services.catalog.catalog import PLACEHOLDER_IMAGE, ProductDetail, opening_colour
+from storefront.services.printify.provider import product_page_url
+from storefront.state.tryon import try_on_url
 from storefront.services.platform.money import format_usd
 
 #: The `data-first-view` of the product page.
@@ -23,7 +28,17 @@ _ROW = "rt-Flex rt-r-fd-row rt-r-ai-start rt-r-fw-wrap rx-Stack"
 _BUTTON = "rt-reset rt-BaseButton rt-r-size-3 rt-Button"
 #: A swatch colour written into a style attribute: a hex value or a colour's name, nothing else.
 _CSS_COLOUR = re.compile(r"^#?[0-9A-Za-z]{1,20}$")
-_OFF = {"data-accent-color": "", "type": "button", "aria-disabled": "true"}
+_BUTTON_ATTRS = {"data-accent-color": "", "type": "button"}
+#: The `data-replay` keys of the page's controls (pages/product.py gives React's the same).
+ADD_TO_CART, BUY_NOW = "add-to-cart", "buy-now"
+
+
+def size_key(size):  # a str for the server's markup, a Var for React's
+    return "size:" + size
+
+
+def colour_key(colour):
+    return "colour:" + colour
 
 
 def lucide(name: str, shapes: str) -> Raw:
@@ -56,7 +71,8 @@ def _colours(product: ProductDetail) -> tuple[Element, ...]:
         return ()
     swatches = tuple(
         Element("span", "sf-swatch" + (" sf-swatch-chosen" if colour is opening else ""),
-                {"title": colour.name, "style": f"background:{colour.swatch}" if _CSS_COLOUR.match(colour.swatch) else ""})
+                {"title": colour.name, "style": f"background:{colour.swatch}" if _CSS_COLOUR.match(colour.swatch) else "",
+                 REPLAY_ATTRIBUTE: colour_key(colour.name)})
         for colour in product.colors
     )
     return (Element("div", f"{_STACK} rt-r-gap-2", children=(
@@ -75,7 +91,7 @@ def _sizes(product: ProductDetail) -> Element:
         sizes: Element = Element("p", "rt-Text sf-muted", children=("No sizes available",))
     else:
         sizes = Element("div", f"{_ROW} rt-r-gap-2", children=tuple(
-            Element("span", "sf-size" + ("" if size in offered else " sf-size-off"), children=(
+            Element("span", "sf-size" + ("" if size in offered else " sf-size-off"), {REPLAY_ATTRIBUTE: size_key(size)}, (
                 Element("span", "rt-reset rt-BaseRadioRoot rt-r-size-2 rt-variant-classic"),
                 Element("p", "rt-Text", children=(size,)),
             ))
@@ -86,14 +102,19 @@ def _sizes(product: ProductDetail) -> Element:
     ))
 
 
-def _buttons(try_on: bool) -> Element:
+def _buttons(product: ProductDetail, try_on: bool) -> Element:
     buttons = [
-        Element("button", f"{_BUTTON} rt-variant-solid", _OFF, (CART_ICON, "Add to Cart")),
-        Element("button", f"{_BUTTON} rt-variant-outline", _OFF, ("Buy Now",)),
+        Element("button", f"{_BUTTON} rt-variant-solid", {**_BUTTON_ATTRS, REPLAY_ATTRIBUTE: ADD_TO_CART},
+                (CART_ICON, "Add to Cart")),
+        Element("button", f"{_BUTTON} rt-variant-outline", {**_BUTTON_ATTRS, REPLAY_ATTRIBUTE: BUY_NOW}, ("Buy Now",)),
     ]
     if try_on:
-        buttons.append(Element("button", f"{_BUTTON} rt-variant-soft", _OFF, (SHIRT_ICON, "Try It On")))
-    buttons.append(Element("button", f"{_BUTTON} rt-variant-ghost", _OFF, (LINK_ICON, "View on Provider")))
+        buttons.append(Element("a", LINK_CLASSES, {"data-accent-color": "", "href": try_on_url(product.id)}, children=(
+            Element("button", f"{_BUTTON} rt-variant-soft", _BUTTON_ATTRS, (SHIRT_ICON, "Try It On")),
+        )))
+    buttons.append(Element("a", LINK_CLASSES, {
+        "data-accent-color": "", "href": product_page_url(product.id), "target": "_blank", "rel": "noopener noreferrer",
+    }, children=(Element("button", f"{_BUTTON} rt-variant-ghost", _BUTTON_ATTRS, (LINK_ICON, "View on Provider")),)))
     return Element("div", f"{_STACK} rt-r-gap-2", children=(Element("div", f"{_ROW} rt-r-gap-3", children=tuple(buttons)),))
 
 
@@ -117,7 +138,7 @@ def product_markup(product: ProductDetail, try_on: bool) -> tuple[Element, Eleme
             Element("p", "rt-Text rt-r-size-6 rt-r-weight-bold", children=(price,)),
             *_colours(product),
             _sizes(product),
-            _buttons(try_on),
+            _buttons(product, try_on),
             Element("span", "rt-Separator rt-r-orientation-horizontal rt-r-size-4", {"data-accent-color": "gray"}),
             Element("h2", "rt-Heading rt-r-size-4", children=("Product Details",)),
             Element("p", "rt-Text sf-muted sf-pre-line", children=(product.description,)),

@@ -6,7 +6,15 @@ from storefront.components import styles
 from storefront.components.empty_state import empty_state
 from storefront.components.layout import public_page
 from storefront.components.product_card import DETAIL_SIZES, detail_skeleton, first_view_island, product_image
-from storefront.components.product_view import DETAIL_GRID_CLASSES, PRODUCT_VIEW
+from storefront.components.product_view import (
+    ADD_TO_CART,
+    BUY_NOW,
+    DETAIL_GRID_CLASSES,
+    PRODUCT_VIEW,
+    colour_key,
+    size_key,
+)
+from storefront.html_first import REPLAY_ATTRIBUTE
 from storefront.state.cart import CartState
 from storefront.state.catalog import PRODUCT_NOT_FOUND_TEXT, PRODUCT_NOT_FOUND_TITLE, ProductDetailState as S
 
@@ -23,6 +31,7 @@ def colour_swatch(colour: rx.Var) -> rx.Component:
         on_click=S.select_color(name),
         style={**styles.swatch, "background": colour["swatch"], "box_shadow": rx.cond(chosen, styles.SWATCH_RING, "none")},
         data_testid="color-swatch",
+        custom_attrs={REPLAY_ATTRIBUTE: colour_key(name)},
     )
 
 
@@ -52,7 +61,7 @@ def size_option(size: rx.Var) -> rx.Component:
     """A size radio, disabled when the chosen colour does not come in that size."""
     offered = S.available_sizes.contains(size)
     return rx.el.label(
-        rx.radio_group.item(value=size, aria_label=size, disabled=~offered),
+        rx.radio_group.item(value=size, aria_label=size, disabled=~offered, custom_attrs={REPLAY_ATTRIBUTE: size_key(size)}),
         rx.text(size),
         display="flex",
         gap="0.4rem",
@@ -97,6 +106,7 @@ def buy_buttons() -> rx.Component:
                 size="3",
                 on_click=CartState.add(S.product_id, S.selected_size, "", S.selected_color),
                 disabled=unavailable,
+                custom_attrs={REPLAY_ATTRIBUTE: ADD_TO_CART},
             ),
             rx.button(
                 "Buy Now",
@@ -104,6 +114,7 @@ def buy_buttons() -> rx.Component:
                 variant="outline",
                 on_click=CartState.add(S.product_id, S.selected_size, "/cart", S.selected_color),
                 disabled=unavailable,
+                custom_attrs={REPLAY_ATTRIBUTE: BUY_NOW},
             ),
             rx.cond(
                 S.try_on_url != "",
