@@ -45,4 +45,7 @@ config = rx.Config(
     # the server sends brotli to browsers that accept it, gzip to the others (Vary: Accept-Encoding).
     frontend_compression_formats=["brotli", "gzip"],
     disable_plugins=[rx.plugins.SitemapPlugin],
+    # The root imports only the libraries the framework itself needs, not every Radix Themes
+    # component's module for dynamic components (the store has none): a page loads what it uses.
+    frontend_lazy_bundled_libraries=True,
 )

@@ -21,8 +21,9 @@ build step (a Reflex plugin, `post_build`) rewrites every built page:
   waiting control count once; links stay plain links.
 
 The pages React Router prerenders and their precompressed copies (.br, .gz) are rewritten in
-place; the back office (`/admin`) and the empty shell of routes that are not prerendered
-(`/shopify/product/{id}`) are left as built.
+place; the back office (`/admin`) and the empty shell of routes that are not prerendered (none
+of the store's public pages: the product pages have templates, storefront/prerender.py) are left
+as built.
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from storefront.api.static import IMMUTABLE, ONE_HOUR
-from storefront.first_view import PAGE_PATH, PRODUCT_PREFIX
-from storefront.prerender import TEMPLATE
+from storefront.first_view import PAGE_PATH
+from storefront.prerender import TEMPLATES
 
 
 def prerendered_page(static_dir: Path, path: str) -> bool:
@@ -30,16 +30,17 @@ def prerendered_page(static_dir: Path, path: str) -> bool:
 
 
 def page_served(static_dir: Path, path: str) -> str | None:
-    """The built page that answers `path`: its prerendered page, or for a product the one template
-    the build prerenders for every product (storefront/prerender.py). None when no page does."""
+    """The built page that answers `path`: its prerendered page, or for a product (ours or the
+    Shopify store's) the one template the build prerenders for every such product
+    (storefront/prerender.py). None when no page does."""
     if path == "/":
         return path if (static_dir / "index.html").is_file() else None
     if prerendered_page(static_dir, path):
         return path + "/"
-    product_id = path.removeprefix(PRODUCT_PREFIX)
-    if path.startswith(PRODUCT_PREFIX) and product_id and "/" not in product_id and "." not in product_id:
-        if prerendered_page(static_dir, TEMPLATE):
-            return TEMPLATE + "/"
+    for prefix, template in TEMPLATES.items():
+        product_id = path.removeprefix(prefix)
+        if path.startswith(prefix) and product_id and "/" not in product_id and "." not in product_id:
+            return template + "/" if prerendered_page(static_dir, template) else None
     return None
 
 

@@ -7,6 +7,7 @@ from storefront.components.checkout_form import checkout_dialog
 from storefront.components.empty_state import empty_state
 from storefront.components.layout import public_page
 from storefront.components.product_card import product_image
+from storefront.services.orders.cart import CART_STORAGE_KEY
 from storefront.state.cart import CartState
 
 
@@ -129,13 +130,38 @@ def empty_cart() -> rx.Component:
     )
 
 
+#: Marks the page when the browser's storage holds cart lines, before any of the app's scripts has
+#: run (it runs as the HTML is parsed), so the first screen never says "empty" of a full cart.
+STORED_CART_PROBE = (
+    f"try{{var c=JSON.parse(localStorage.getItem({CART_STORAGE_KEY!r})||'[]');"
+    "if(Array.isArray(c)&&c.length)document.documentElement.setAttribute('data-stored-cart','')}catch(e){}"
+)
+
+
+def stored_cart_view() -> rx.Component:
+    """What the page shows until the app has read the stored cart: the empty state for an empty
+    cart, placeholders of lines for a cart with lines (assets/styles.css picks by the probe's mark)."""
+    return rx.box(
+        rx.el.script(STORED_CART_PROBE),
+        rx.box(empty_cart(), class_name="sf-cart-empty"),
+        rx.vstack(
+            *[rx.skeleton(rx.box(height="120px", width="100%")) for _ in range(2)],
+            spacing="3",
+            width="100%",
+            class_name="sf-cart-pending",
+            custom_attrs={"aria-busy": "true", "aria-label": "Loading your cart"},
+        ),
+        width="100%",
+    )
+
+
 @public_page(route="/cart", on_load=CartState.refresh_prices)
 def cart_page() -> rx.Component:
     return rx.vstack(
         rx.heading("Shopping Cart", as_="h1", size="8"),
         rx.cond(
             CartState.total_quantity == 0,
-            empty_cart(),
+            rx.cond(rx.State.is_hydrated, empty_cart(), stored_cart_view()),
             rx.vstack(
                 rx.cond(
                     CartState.has_own_lines,

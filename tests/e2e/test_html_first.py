@@ -13,11 +13,11 @@ from playwright.sync_api import Browser, Page, Route, expect
 from storefront.html_first import APP_START_MARK, HYDRATED_MARK
 from tests.e2e.conftest import StoreServer
 from tests.e2e.test_first_view import _first_product
+from tests.e2e.test_shopping import add_to_cart
 
-#: Every public page the build prerenders (a Shopify product is the app shell's: not yet).
 PAGES = [
     "/", "/products", "product", "/collections/swdnn", "/new-arrivals", "/tours-and-events", "/try-it-on", "/cart",
-    "/order-status", "/shopify",
+    "/order-status", "/shopify", "shopify-product",
 ]
 #: The entry module: held back in the tap tests, so the tap surely comes before the app is ready.
 ENTRY = re.compile(r"/assets/entry\.client-[^/]+\.js$")
@@ -28,6 +28,9 @@ SLOWER_CPU = 4
 def _address(store: StoreServer, path: str) -> str:
     if path == "product":
         return f"/product/{_first_product(store)}"
+    if path == "shopify-product":
+        products = httpx.get(f"{store.url}/api/shopify/products", timeout=30).json()["products"]
+        return f"/shopify/product/{products[0]['id']}"
     return path
 
 
@@ -122,3 +125,23 @@ def test_links_of_the_first_view_work_before_the_app_starts(page: Page, held_ent
     href = link.get_attribute("href")
     link.click()
     expect(page).to_have_url(re.compile(re.escape(href) + "$"))
+
+
+def test_a_cart_with_lines_never_paints_as_empty(page: Page, store: StoreServer, held_entry: list[Route]) -> None:
+    page.unroute(ENTRY)
+    add_to_cart(page, f"/product/{_first_product(store)}", "M")
+    page.route(ENTRY, lambda route: held_entry.append(route))
+    page.goto("/cart", wait_until="commit")
+    pending = page.locator(".sf-cart-pending")
+    expect(pending).to_be_visible()
+    expect(page.get_by_text("Your cart is empty", exact=True)).to_be_hidden()
+    release(page, held_entry)
+    expect(page.get_by_test_id("cart-line")).to_have_count(1)
+    expect(pending).to_have_count(0)
+
+
+def test_an_empty_cart_paints_as_empty_before_the_app_starts(page: Page, held_entry: list[Route]) -> None:
+    page.goto("/cart", wait_until="commit")
+    expect(page.get_by_text("Your cart is empty", exact=True)).to_be_visible()
+    expect(page.locator(".sf-cart-pending")).to_be_hidden()
+    assert page.evaluate(f"() => performance.getEntriesByName('{HYDRATED_MARK}').length") == 0

@@ -16,7 +16,7 @@ from storefront.components.markup import to_html
 from storefront.config import Settings
 from storefront.first_view import PAGE_PATH, Fill, FirstView, Rewrite, fill_page, page_encoding
 from storefront.page_head import not_found_head
-from storefront.prerender import TEMPLATE, with_template
+from storefront.prerender import SHOPIFY_TEMPLATE, TEMPLATE, with_template
 from storefront.served_routes import ServedRoutes
 from storefront.services.catalog.catalog import PLACEHOLDER_IMAGE, ColourChoice, ProductDetail
 from storefront.services.media.images import Picture
@@ -175,12 +175,16 @@ def test_every_product_address_is_served_from_the_one_template(tmp_path: Path) -
     assert [(s["path"], s.get(PAGE_PATH)) for s in seen[1:]] == [
         (TEMPLATE + "/", "/product/abc"), ("/product/abc.js", None), ("/product/a/b", None), ("/", "/"),
     ]
+    (tmp_path / SHOPIFY_TEMPLATE.lstrip("/")).mkdir(parents=True)
+    (tmp_path / SHOPIFY_TEMPLATE.lstrip("/") / "index.html").write_text("<html></html>")
+    asyncio.run(app({"type": "http", "method": "GET", "path": "/shopify/product/42", "raw_path": b"/shopify/product/42"}, None, None))
+    assert (seen[-1]["path"], seen[-1][PAGE_PATH]) == (SHOPIFY_TEMPLATE + "/", "/shopify/product/42")
 
 
 def test_the_build_prerenders_the_product_template_beside_every_static_page() -> None:
     config = 'export default {"basename": "/", "ssr": false, "prerender": true, "build": "build"};'
     written = with_template(config)
-    assert json.dumps(TEMPLATE) in written and "getStaticPaths()" in written
+    assert json.dumps(TEMPLATE) in written and json.dumps(SHOPIFY_TEMPLATE) in written and "getStaticPaths()" in written
     assert written.rstrip().endswith("export default config;")
     unrendered = 'export default {"basename": "/", "ssr": false};'
     assert with_template(unrendered) == unrendered
