@@ -124,6 +124,26 @@ def test_new_orders_per_address_are_limited(engine: Engine, tmp_path: Path, monk
     assert _place(client, tee, key="order-3")[0]
 
 
+def test_one_minute_limits_leave_the_hourly_order_limit_whole(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("ORDERS_PER_HOUR", raising=False)
+    provider = seed_demo(engine, tmp_path)
+    clock = FakeClock()  # on the hour
+    api = create_api(Settings(), engine=engine, gateway=TestPaymentGateway(), provider=provider, clock=clock)
+    client, tee = TestClient(api), pick(engine)
+    answers = []
+    for n in range(11):
+        answers.append(client.post(ORDERS, json=order_payload((tee, 1)), headers={"Idempotency-Key": f"order-{n}"}))
+        clock.advance(61)
+        # A one-minute limit counts this address in a new minute's window (an order lookup).
+        assert client.post("/api/orders/lookup", json={"number": "SF-000999", "email": "a@example.com"}).status_code == 404
+    assert [a.status_code for a in answers] == [201] * 10 + [429]
+    assert answers[-1].json()["error"] == TOO_MANY_ORDERS
+    assert _orders(engine) == 10
+
+
 def test_the_same_key_with_another_cart_is_a_conflict(client: TestClient, engine: Engine, tee: Pick) -> None:
     _place(client, tee, key="reused")
     response = client.post(ORDERS, json=order_payload((tee, 3)), headers={"Idempotency-Key": "reused"})
