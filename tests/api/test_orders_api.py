@@ -8,7 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select, update
 
 from storefront.api.app import create_api
 from storefront.config import Settings
@@ -253,5 +253,18 @@ def test_order_status_shows_payment_and_fulfilment(client: TestClient, tee: Pick
         "shippedAt": None,
         "deliveredAt": None,
         "needsAttention": False,
-        "attentionReason": None,
     }
+
+
+def test_the_status_answer_carries_no_staff_field(client: TestClient, engine: Engine, tee: Pick) -> None:
+    number, token = _place(client, tee)
+    reason = "Stripe payment pi_X names this order but is not the payment the store created for it: refund it in Stripe"
+    with Session(engine) as session:
+        session.execute(update(Order).where(col(Order.number) == number).values(attention_reason=reason))
+        session.commit()
+    admin = {"x-admin-token": client.post("/api/admin/login", json={"username": "admin", "password": "admin123"}).json()["token"]}
+    for headers in ({"X-Order-Token": token}, admin):
+        answer = client.get(f"/api/orders/{number}/status", headers=headers)
+        assert answer.status_code == 200
+        assert answer.json()["needsAttention"] is True
+        assert "attentionReason" not in answer.json() and "refund" not in answer.text

@@ -51,7 +51,9 @@ _STOP = object()
 
 
 def order_status(order: Order) -> dict[str, Any]:
-    """An order's progress as GET /api/orders/{id}/status returns it."""
+    """The customer's view of an order's progress (GET /api/orders/{id}/status, and the guest
+    view's start): no staff fields, as the reason an order needs attention can quote its address
+    or name its refund."""
     return {
         "id": order.number,
         "status": order.status,
@@ -64,7 +66,6 @@ def order_status(order: Order) -> dict[str, Any]:
         "shippedAt": order.shipped_at.isoformat() if order.shipped_at else None,
         "deliveredAt": order.delivered_at.isoformat() if order.delivered_at else None,
         "needsAttention": order.attention_reason is not None,
-        "attentionReason": order.attention_reason,
     }
 
 
