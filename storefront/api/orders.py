@@ -171,7 +171,8 @@ def order_status(
 ) -> dict[str, Any]:
     """Where an order stands: order, payment and fulfilment status, tracking number.
 
-    Opened by the order's token, or by an admin session (x-admin-token)."""
+    Opened by the order's token, or by an admin session (x-admin-token); either way the customer's
+    view, without staff fields (why an order needs attention is in the admin order routes)."""
     if admin_token:
         request.app.state.services.auth.verify(admin_token)
         return fulfilment.order_status(order_access.find_order(session, order_id))

@@ -155,7 +155,6 @@ class OrderStatusAnswer(_Open):
     shippedAt: str | None = None  # noqa: N815
     deliveredAt: str | None = None  # noqa: N815
     needsAttention: bool = False  # noqa: N815
-    attentionReason: str | None = None  # noqa: N815
 
 
 class LookupRequest(_Open):

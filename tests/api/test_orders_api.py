@@ -8,7 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select, update
 
 from storefront.api.app import create_api
 from storefront.config import Settings
@@ -124,6 +124,26 @@ def test_new_orders_per_address_are_limited(engine: Engine, tmp_path: Path, monk
     assert _place(client, tee, key="order-3")[0]
 
 
+def test_one_minute_limits_leave_the_hourly_order_limit_whole(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("ORDERS_PER_HOUR", raising=False)
+    provider = seed_demo(engine, tmp_path)
+    clock = FakeClock()  # on the hour
+    api = create_api(Settings(), engine=engine, gateway=TestPaymentGateway(), provider=provider, clock=clock)
+    client, tee = TestClient(api), pick(engine)
+    answers = []
+    for n in range(11):
+        answers.append(client.post(ORDERS, json=order_payload((tee, 1)), headers={"Idempotency-Key": f"order-{n}"}))
+        clock.advance(61)
+        # A one-minute limit counts this address in a new minute's window (an order lookup).
+        assert client.post("/api/orders/lookup", json={"number": "SF-000999", "email": "a@example.com"}).status_code == 404
+    assert [a.status_code for a in answers] == [201] * 10 + [429]
+    assert answers[-1].json()["error"] == TOO_MANY_ORDERS
+    assert _orders(engine) == 10
+
+
 def test_the_same_key_with_another_cart_is_a_conflict(client: TestClient, engine: Engine, tee: Pick) -> None:
     _place(client, tee, key="reused")
     response = client.post(ORDERS, json=order_payload((tee, 3)), headers={"Idempotency-Key": "reused"})
@@ -233,5 +253,18 @@ def test_order_status_shows_payment_and_fulfilment(client: TestClient, tee: Pick
         "shippedAt": None,
         "deliveredAt": None,
         "needsAttention": False,
-        "attentionReason": None,
     }
+
+
+def test_the_status_answer_carries_no_staff_field(client: TestClient, engine: Engine, tee: Pick) -> None:
+    number, token = _place(client, tee)
+    reason = "Stripe payment pi_X names this order but is not the payment the store created for it: refund it in Stripe"
+    with Session(engine) as session:
+        session.execute(update(Order).where(col(Order.number) == number).values(attention_reason=reason))
+        session.commit()
+    admin = {"x-admin-token": client.post("/api/admin/login", json={"username": "admin", "password": "admin123"}).json()["token"]}
+    for headers in ({"X-Order-Token": token}, admin):
+        answer = client.get(f"/api/orders/{number}/status", headers=headers)
+        assert answer.status_code == 200
+        assert answer.json()["needsAttention"] is True
+        assert "attentionReason" not in answer.json() and "refund" not in answer.text

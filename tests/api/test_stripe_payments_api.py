@@ -332,6 +332,60 @@ def test_a_succeeded_intent_for_another_amount_does_not_pay_the_order(
     assert _outbox_jobs(engine, order.id or 0) == 0
 
 
+def _foreign_payment(fake: FakeStripe, order: Order) -> str:
+    """Another tool on the same Stripe account charges the order's total under its number; the intent id."""
+    intent = fake.sdk_client().v1.payment_intents.create(
+        params={"amount": order.total_cents, "currency": "usd", "metadata": {"order": order.number}}
+    )
+    _pay_at_stripe(fake, intent.id)
+    return str(intent.id)
+
+
+def test_a_foreign_intent_naming_an_order_leaves_it_unpaid_and_flagged(
+    http: httpx.Client, fake: FakeStripe, tee: Pick, engine: Engine
+) -> None:
+    placed = _place(http, tee)
+    number, token = placed["order"]["id"], placed["accessToken"]
+    own = _order(engine, number).payment_intent_id or ""
+    foreign = _foreign_payment(fake, _order(engine, number))
+    fake.wait_for_event("payment_intent.succeeded")
+    fake.wait_for_idle()
+    order = _order(engine, number)
+    assert (order.payment_status, order.status, order.payment_intent_id, order.payment_id) == ("pending", "pending", own, None)
+    assert foreign in (order.attention_reason or "") and "not the payment the store created" in (order.attention_reason or "")
+    assert _outbox_jobs(engine, order.id or 0) == 0
+    # The browser's report asks Stripe about the order's own intent only: still unpaid.
+    report = http.post(f"{ORDERS}/{number}/confirm-payment", headers={"X-Order-Token": token})
+    assert report.json()["success"] is False and _order(engine, number).payment_status == "pending"
+    # The shopper's own payment still pays it; the flag stays for the foreign charge's refund.
+    _pay_at_stripe(fake, own)
+    fake.wait_for_event("payment_intent.succeeded", count=2)
+    fake.wait_for_idle()
+    order = _order(engine, number)
+    assert (order.payment_status, order.payment_id) == ("paid", own) and foreign in (order.attention_reason or "")
+    assert _outbox_jobs(engine, order.id or 0) == 1
+
+
+def test_a_second_charge_on_a_paid_order_flags_it(http: httpx.Client, fake: FakeStripe, tee: Pick, engine: Engine) -> None:
+    placed = _place(http, tee)
+    number = placed["order"]["id"]
+    own = _order(engine, number).payment_intent_id or ""
+    _pay_at_stripe(fake, own)
+    fake.wait_for_event("payment_intent.succeeded")
+    fake.wait_for_idle()
+    assert _order(engine, number).payment_status == "paid"
+    second = _foreign_payment(fake, _order(engine, number))
+    fake.wait_for_event("payment_intent.succeeded", count=2)
+    fake.wait_for_idle()
+    order = _order(engine, number)
+    assert (order.payment_status, order.status, order.payment_id, order.payment_intent_id) == ("paid", "processing", own, own)
+    assert f"{second} is a second charge" in (order.attention_reason or "") and own in (order.attention_reason or "")
+    assert _outbox_jobs(engine, order.id or 0) == 1
+    with Session(engine) as session:
+        actions = session.exec(select(OrderHistory.action).where(col(OrderHistory.order_id) == order.id)).all()
+    assert actions.count("payment_mismatch") == 1
+
+
 # --------------------------------------------------------------------------- webhook signatures
 
 

@@ -350,7 +350,8 @@ def test_when_a_dies_b_sends_its_orders_exactly_once(workers: Workers) -> None:
     print(f"orders not yet sent when A was killed: {len(left_for_b)} of 10")
 
     def stranded(rows: dict) -> list[str]:
-        """Orders A claimed and died sending: reserved for the outbox lease (30 minutes), never lost."""
+        """Orders A claimed and died sending: reserved for the rest of the outbox lease (two minutes
+        from A's last heartbeat), never lost."""
         horizon = datetime.now(timezone.utc) + LEASE / 2
         return [
             n for n in unsent(rows, numbers)

@@ -36,6 +36,7 @@ from storefront.services.newsletter.subscriptions import (
     Newsletter,
     normalise_email,
 )
+from storefront.services.orders.order_lookup import lookup_key, lookup_limiter
 from storefront.services.platform.errors import TooManyRequestsError, ValidationError
 from storefront.services.platform.signing import LinkSigner
 from storefront.wiring import session_factory
@@ -135,6 +136,18 @@ def test_sign_ups_are_throttled_per_client_address(engine: Engine, news: Newslet
     assert refused.value.message == TOO_MANY_SIGNUPS
     assert "one-more@example.com" not in {subscriber.email for subscriber in _subscribers(engine)}
     assert news.sign_up("198.51.100.9", "one-more@example.com") == THANKS
+
+
+def test_one_minute_limits_leave_the_sign_up_window_whole(engine: Engine, news: Newsletter, clock: FakeClock) -> None:
+    lookups = lookup_limiter(session_factory(engine), per_minute=20, clock=clock)
+    for n in range(SIGNUPS_PER_WINDOW + 1):
+        try:
+            news.sign_up(CLIENT, f"target+{n}@victim.example")
+        except TooManyRequestsError:
+            pass
+        clock.advance(61)  # six sign-ups within ten minutes
+        lookups.check(lookup_key("198.51.100.50"))  # another limit counts in a new minute's window
+    assert len(_messages(engine)) == SIGNUPS_PER_WINDOW
 
 
 def test_refused_addresses_count_against_the_throttle_too(news: Newsletter) -> None:

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -25,11 +25,12 @@ from sqlmodel import Session, col, select
 from storefront.db import make_engine
 from storefront.models import Order, OutboxJob
 from storefront.services.orders.checkout import create_order
-from storefront.services.orders.fulfilment import LEASE, RETRY_MAX_SECONDS, SEND_TO_PRODUCTION, OrderOutbox
+from storefront.services.orders.fulfilment import HEARTBEAT, LEASE, RETRY_MAX_SECONDS, SEND_TO_PRODUCTION, OrderOutbox
 from storefront.services.orders.order_access import reissue_token
 from storefront.services.orders.order_payment import SEND_ORDER, OrderPayments, card_from_form
 from storefront.services.payments.gateway import TestPaymentGateway
-from storefront.services.printify.client import MAX_RETRY_AFTER, PrintifyClient, SyncPrintifyClient
+from storefront.services.platform.background import beating
+from storefront.services.printify.client import SyncPrintifyClient
 from storefront.services.catalog.store_catalogue import sync_store_catalogue
 from storefront.wiring import session_factory
 from tests.fakes.printify_server import FakePrintifyServer, printify_server  # noqa: F401 (fixture)
@@ -359,17 +360,122 @@ class GatedSleep:
         await asyncio.get_running_loop().run_in_executor(None, self.wake.wait, JOIN_SECONDS)
 
 
-def test_a_claim_outlasts_the_longest_call_the_provider_client_can_make() -> None:
-    """A live worker is never taken over mid-call: the client waits out each 429 inside one call
-    (up to MAX_RETRY_AFTER each, max_attempts - 1 times) besides each attempt's timeout, and a
-    takeover before that call ends could create the order a second time."""
-    client = PrintifyClient("token")
-    try:
-        timeout = client._http.timeout.read or 0.0
-        longest = (client.max_attempts - 1) * MAX_RETRY_AFTER + client.max_attempts * timeout
-    finally:
-        asyncio.run(client.aclose())
-    assert LEASE.total_seconds() > longest
+class ManualBeats:
+    """Stands in for the heartbeat thread of a worker's outbox: the test renews the running step's
+    claim by calling beat(), at the clock times it chooses."""
+
+    def __init__(self) -> None:
+        self._beats: list[Callable[[], bool]] = []
+
+    @contextmanager
+    def __call__(self, name: str, beat: Callable[[], bool], interval_seconds: float) -> Iterator[None]:
+        assert 0 < interval_seconds <= HEARTBEAT.total_seconds()
+        self._beats.append(beat)
+        try:
+            yield
+        finally:
+            self._beats.remove(beat)
+
+    def beat(self) -> bool:
+        (running,) = self._beats
+        return running()
+
+
+def _lookups(server: FakePrintifyServer) -> int:  # noqa: F811
+    return len(server.requests_to("GET", "/orders.json"))
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_a_killed_senders_order_reaches_the_provider_within_three_minutes_once(
+    engine: Engine, database_url: str, printify_server: FakePrintifyServer, when: str  # noqa: F811
+) -> None:
+    _catalogue(engine, printify_server)
+    (number,) = _paid_orders(engine, 1)
+    clock = FakeClock()
+    die = threading.Event()
+    die.set()
+    with (
+        _worker(database_url, printify_server, clock, lambda c: DyingProvider(c, die, when=when)) as a,
+        _worker(database_url, printify_server, clock) as b,
+    ):
+        with pytest.raises(WorkerKilled):  # A claims the order and dies mid-send, its claim left behind
+            a.outbox.run_due(limit=1)
+        killed_at = clock.now
+        while _orders(engine)[number].printify_order_id is None:
+            assert clock.now - killed_at <= timedelta(minutes=3), "still held by the dead sender's claim"
+            clock.advance(5)  # B's outbox looks every 5 s (OUTBOX_INTERVAL_SECONDS)
+            b.outbox.run_due()
+    assert len(printify_server.requests_to("POST", "/orders.json")) == 1
+    _assert_each_at_the_provider_once(engine, printify_server, [number])
+
+
+def test_a_live_slow_send_is_never_taken_over(
+    engine: Engine, database_url: str, printify_server: FakePrintifyServer  # noqa: F811
+) -> None:
+    _catalogue(engine, printify_server)
+    (number,) = _paid_orders(engine, 1)
+    clock = FakeClock()
+    beats = ManualBeats()
+    processed, release = _hold_next_create(printify_server)
+    with _worker(database_url, printify_server, clock) as a, _worker(database_url, printify_server, clock) as b:
+        a.outbox = CountingOutbox(session_factory(a.engine), a.client, printify_server.shop_id, clock, keep_alive=beats)
+        thread_a = _in_thread(lambda: a.outbox.run_due(limit=1), a.died)
+        try:
+            assert processed.wait(JOIN_SECONDS)  # the provider has the order; A's answer is slow
+            for _ in range(45):  # longer than any call the client makes (22.5 minutes), and than the old lease
+                clock.advance(HEARTBEAT.total_seconds() * 2)
+                assert beats.beat() is True
+                assert b.outbox.run_due() == 0
+            assert _lookups(printify_server) == 0 and _orders(engine)[number].printify_order_id is None
+        finally:
+            release.set()
+            thread_a.join(JOIN_SECONDS)
+        assert not thread_a.is_alive() and a.died == []
+        assert b.outbox.run_due() == 1  # the second step, sent to production
+    assert len(printify_server.requests_to("POST", "/orders.json")) == 1
+    _assert_each_at_the_provider_once(engine, printify_server, [number])
+    (job,) = _jobs(engine).values()
+    assert (job.attempts, job.outcome_unknown) == (1, False)
+
+
+def test_the_heartbeat_thread_renews_a_live_claim(
+    engine: Engine, database_url: str, printify_server: FakePrintifyServer  # noqa: F811
+) -> None:
+    _catalogue(engine, printify_server)
+    (number,) = _paid_orders(engine, 1)
+    clock = FakeClock()
+    processed, release = _hold_next_create(printify_server)
+    quick = lambda name, beat, interval: beating(name, beat, 0.01)  # noqa: E731 - real thread, quick beats
+    with _worker(database_url, printify_server, clock) as a, _worker(database_url, printify_server, clock) as b:
+        a.outbox = CountingOutbox(session_factory(a.engine), a.client, printify_server.shop_id, clock, keep_alive=quick)
+        thread_a = _in_thread(lambda: a.outbox.run_due(limit=1), a.died)
+        try:
+            assert processed.wait(JOIN_SECONDS)
+            for _ in range(4):
+                clock.advance(LEASE.total_seconds() - 1)
+                renewed = clock.now + LEASE
+                _until(lambda: _as_utc(next(iter(_jobs(engine).values())).next_attempt_at) == renewed, "a renewal")
+                assert b.outbox.run_due() == 0
+        finally:
+            release.set()
+            thread_a.join(JOIN_SECONDS)
+        assert a.died == []
+    assert len(printify_server.requests_to("POST", "/orders.json")) == 1
+    assert _orders(engine)[number].printify_order_id
+
+
+def _as_utc(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def _until(condition: Callable[[], bool], what: str) -> None:
+    """Wait (on an Event, a few ms at a time) until the heartbeat thread has done `what`."""
+    waited = threading.Event()
+    for _ in range(2000):
+        if condition():
+            return
+        waited.wait(0.005)
+    raise AssertionError(f"timed out waiting for {what}")
 
 
 # --------------------------------------------------------------------------- 3. an outage during a burst

@@ -9,7 +9,7 @@ from sqlmodel import Session, select
 
 from storefront.models import RateCounter
 from storefront.services.platform.errors import TooManyRequestsError
-from storefront.services.platform.rate_limit import RateLimiter
+from storefront.services.platform.rate_limit import MAX_WINDOW_SECONDS, RateLimiter
 from storefront.wiring import session_factory
 from tests.ordering import FakeClock
 
@@ -68,3 +68,32 @@ def test_an_attempt_given_back_frees_its_place(engine: Engine) -> None:
     limiter.attempt("a")
     with pytest.raises(TooManyRequestsError):
         limiter.attempt("a")
+
+
+def test_a_one_minute_limit_leaves_longer_windows_whole(engine: Engine) -> None:
+    clock = FakeClock()  # on the hour
+    per_hour = RateLimiter(session_factory(engine), limit=3, window_seconds=3600, message=MESSAGE, clock=clock)
+    per_minute = _limiter(engine, clock, limit=1)
+    for _ in range(3):
+        per_hour.check("orders:1.2.3.4")
+        clock.advance(61)
+        per_minute.check("lookup:5.6.7.8")  # a new minute's window, for another key and limit
+    assert per_hour.count("orders:1.2.3.4") == 3
+    with pytest.raises(TooManyRequestsError):
+        per_hour.check("orders:1.2.3.4")
+
+
+def test_rows_older_than_the_longest_window_are_dropped(engine: Engine) -> None:
+    clock = FakeClock()
+    per_day = RateLimiter(session_factory(engine), limit=5, window_seconds=MAX_WINDOW_SECONDS, message=MESSAGE, clock=clock)
+    per_day.check("day:a")
+    _limiter(engine, clock).check("minute:a")
+    clock.advance(MAX_WINDOW_SECONDS + 60)
+    _limiter(engine, clock).check("minute:b")
+    with Session(engine) as session:
+        assert session.exec(select(RateCounter.key)).all() == ["minute:b"]
+
+
+def test_a_window_longer_than_the_longest_is_refused(engine: Engine) -> None:
+    with pytest.raises(ValueError):
+        RateLimiter(session_factory(engine), limit=1, window_seconds=MAX_WINDOW_SECONDS + 1, message=MESSAGE)

@@ -9,7 +9,8 @@ marked as needing attention with the provider's reason.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -17,7 +18,7 @@ from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from storefront.models import Order, OrderItem, OutboxJob, utcnow
-from storefront.services.platform.background import Worker, start_worker
+from storefront.services.platform.background import KeepAlive, Worker, beating, start_worker
 from storefront.services.orders.checkout import order_items
 from storefront.services.orders.order_payment import SEND_ORDER
 from storefront.services.printify.errors import (
@@ -51,7 +52,9 @@ _STOP = object()
 
 
 def order_status(order: Order) -> dict[str, Any]:
-    """An order's progress as GET /api/orders/{id}/status returns it."""
+    """The customer's view of an order's progress (GET /api/orders/{id}/status, and the guest
+    view's start): no staff fields, as the reason an order needs attention can quote its address
+    or name its refund."""
     return {
         "id": order.number,
         "status": order.status,
@@ -64,7 +67,6 @@ def order_status(order: Order) -> dict[str, Any]:
         "shippedAt": order.shipped_at.isoformat() if order.shipped_at else None,
         "deliveredAt": order.delivered_at.isoformat() if order.delivered_at else None,
         "needsAttention": order.attention_reason is not None,
-        "attentionReason": order.attention_reason,
     }
 
 
@@ -108,11 +110,14 @@ def retry_delay(attempts: int, retry_after: float | None = None) -> timedelta:
 
 # --------------------------------------------------------------------------- the outbox
 
-#: How long a claimed job is reserved for the worker sending it: longer than the longest call the
-#: Printify client can make (it waits out up to 4 answers of 429 for up to 5 minutes each inside
-#: one call, 22.5 minutes with its timeouts), so a live worker is never taken over while its call
-#: may still create the order. A worker that dies leaves its order waiting this long at most.
-LEASE = timedelta(minutes=30)
+#: How long a claim holds unless renewed: a worker that dies leaves its order waiting this long at
+#: most. A live worker renews it every HEARTBEAT while it calls the provider (a call can take 22.5
+#: minutes: the Printify client waits out up to 4 answers of 429 for up to 5 minutes each), so it is
+#: never taken over while its call may still create the order.
+LEASE = timedelta(minutes=2)
+#: How often a live worker renews its claim: a quarter of LEASE, so three renewals in a row can be
+#: late (a busy database, a starved thread) before the claim could lapse under a live call.
+HEARTBEAT = LEASE / 4
 #: The second step of every order: approve it for printing once the provider has costed it.
 SEND_TO_PRODUCTION = "send_to_production"
 OUTBOX_KINDS = (SEND_ORDER, SEND_TO_PRODUCTION)
@@ -146,6 +151,7 @@ class OrderOutbox:
         clock: Clock = utcnow,
         *,
         production_hold: timedelta = timedelta(0),
+        keep_alive: KeepAlive = beating,
     ) -> None:
         self._session_factory = session_factory
         self._provider = provider
@@ -156,6 +162,8 @@ class OrderOutbox:
         # fulfilment (logged, retried) instead of stopping the store from starting.
         self._shop_id: ShopId = shop_id if callable(shop_id) else (lambda: shop_id)
         self._clock = clock
+        #: Runs the heartbeat that renews a claim while its step calls the provider (tests drive it).
+        self._keep_alive = keep_alive
 
     def run_due(self, limit: int = 10) -> int:
         """Work through up to `limit` due jobs; returns how many steps reached the provider."""
@@ -202,11 +210,12 @@ class OrderOutbox:
             reason = None if order is None or order.printify_order_id else f"Skipped: payment is {order.payment_status}"
             return self._finish(session, job, now, reason)
         try:
-            shop_id = self._shop_id()
-            provider_id = self._already_sent(shop_id, order) if maybe_sent else None
-            if provider_id is None:
-                answer = self._provider.create_order(shop_id, printify_order_body(order, order_items(session, order.id)))
-                provider_id = str(answer["id"])
+            with self._claim_kept(job):
+                shop_id = self._shop_id()
+                provider_id = self._already_sent(shop_id, order) if maybe_sent else None
+                if provider_id is None:
+                    body = printify_order_body(order, order_items(session, order.id))
+                    provider_id = str(self._provider.create_order(shop_id, body)["id"])
         except Exception as exc:  # noqa: BLE001 - the job must survive any failure
             # Only a failure that proves nothing was created clears the doubt of an earlier attempt.
             job.outcome_unknown = maybe_sent or _may_have_taken_effect(exc)
@@ -255,13 +264,14 @@ class OrderOutbox:
             # Refunded or cancelled while its send was in flight: the provider's copy must not be printed.
             return self._withdraw(session, job, order, now)
         try:
-            shop_id = self._shop_id()
-            status = str(self._provider.get_order(shop_id, order.printify_order_id).get("status") or "")
+            with self._claim_kept(job):
+                shop_id = self._shop_id()
+                status = str(self._provider.get_order(shop_id, order.printify_order_id).get("status") or "")
+                if status == ON_HOLD:
+                    answer = self._provider.send_to_production(shop_id, order.printify_order_id)
+                    status = str(answer.get("status") or "sending-to-production")
             if status in COSTING_STATUSES:
                 return self._wait_for_costing(session, job, order, status, now)
-            if status == ON_HOLD:
-                answer = self._provider.send_to_production(shop_id, order.printify_order_id)
-                status = str(answer.get("status") or "sending-to-production")
         except Exception as exc:  # noqa: BLE001 - the job must survive any failure
             return self._failed(session, job, order, exc, now)
         job.attempts += 1
@@ -278,7 +288,8 @@ class OrderOutbox:
     def _withdraw(self, session: Session, job: OutboxJob, order: Order, now: datetime) -> int | object:
         """Cancel at the provider an order that was refunded or cancelled before it was printed."""
         try:
-            self._provider.cancel_order(self._shop_id(), str(order.printify_order_id))
+            with self._claim_kept(job):
+                self._provider.cancel_order(self._shop_id(), str(order.printify_order_id))
         except (ProviderRateLimited, ProviderUnavailable) as exc:
             return self._failed(session, job, order, exc, now)
         except ProviderError as exc:
@@ -321,13 +332,44 @@ class OrderOutbox:
         # Throttled or down: the other due jobs would fail the same way, so end the round.
         return _STOP if isinstance(exc, (ProviderRateLimited, ProviderUnavailable)) else 0
 
+    @contextmanager
+    def _claim_kept(self, job: OutboxJob) -> Iterator[None]:
+        """Renew this worker's claim on the job every HEARTBEAT while the block calls the provider.
+
+        Each renewal is a compare-and-set on the lease this worker set last, so it never extends a
+        claim another worker holds; the beats stop before the block's outcome is recorded."""
+        job_id, held_until = job.id, job.next_attempt_at
+
+        def renew() -> bool:
+            nonlocal held_until
+            until = self._clock() + LEASE
+            with self._session_factory() as session:
+                renewed = session.execute(
+                    update(OutboxJob)
+                    .where(
+                        col(OutboxJob.id) == job_id,
+                        col(OutboxJob.next_attempt_at) == held_until,
+                        col(OutboxJob.done_at).is_(None),
+                    )
+                    .values(next_attempt_at=until)
+                ).rowcount
+                session.commit()
+            if renewed != 1:
+                logger.error("Outbox job %s: its claim was taken over while its step was still running", job_id)
+                return False
+            held_until = until
+            return True
+
+        with self._keep_alive(f"outbox-claim-{job_id}", renew, HEARTBEAT.total_seconds()):
+            yield
+
     @staticmethod
     def _lease(session: Session, job: OutboxJob, now: datetime) -> bool:
         """Claim the job for LEASE by moving its due time, only if nobody moved it since we read it.
 
         This compare-and-set keeps two workers (processes or hosts, SQLite included, which has
-        no SKIP LOCKED) from sending one order twice; if this worker dies, the lease runs out
-        and another takes the job over. The claim marks the outcome unknown until the attempt
+        no SKIP LOCKED) from sending one order twice; a live worker renews it (_claim_kept), and
+        if this worker dies, the lease runs out within LEASE and another takes the job over. The claim marks the outcome unknown until the attempt
         records one, so a worker that dies after sending leaves a job that looks before it resends.
         """
         claimed = session.execute(

@@ -1,9 +1,11 @@
 """Orders paid through Stripe: one PaymentIntent per order total, paid only on Stripe's word.
 
 The browser confirms the intent with Stripe itself (the card never reaches us); an order becomes
-paid only when the server has seen the intent `succeeded` for exactly the order's total and
-currency, from a signed webhook event or from retrieving the intent when the browser reports
-success. Each event is applied once: its id is recorded in the same transaction as its effect.
+paid only when the server has seen its own intent (the one the store created, its id kept on the
+order) `succeeded` for exactly the order's total and currency, from a signed webhook event or from
+retrieving the intent when the browser reports success. Any other succeeded intent that names the
+order (made by another tool on the same account, or a second charge) leaves it as it was and flags
+it for a refund. Each event is applied once: its id is recorded in the same transaction as its effect.
 Every change is a compare-and-set on the order's row, so events out of order never undo what is
 final (a `payment_failed` after `succeeded` changes nothing).
 """
@@ -27,7 +29,7 @@ from storefront.services.platform.errors import ConflictError
 from storefront.services.platform.money import format_usd
 from storefront.services.orders.order_payment import ORDER_CANCELLED, SEND_ORDER
 from storefront.services.payments.gateway import GatewayRefused
-from storefront.services.orders.statuses import PAYABLE, UNPAID, AttemptStatus, OrderStatus, PaymentStatus
+from storefront.services.orders.statuses import PAYABLE, UNPAID, WAS_PAID, AttemptStatus, OrderStatus, PaymentStatus
 from storefront.services.platform.webhook_deliveries import record_delivery
 from storefront.services.payments.stripe_gateway import CANCELED, CURRENCY, Intent, StripeGateway, intent_from
 
@@ -73,6 +75,18 @@ def refund_key(order: Order) -> str:
     """The idempotency key of the refund of the whole order (a double click refunds once)."""
     digest = hashlib.sha256(order.idempotency_key.encode()).hexdigest()[:16]
     return f"{order.number}-{digest}-refund"
+
+
+def _not_its_own(order: Order, intent: Intent) -> str | None:
+    """Why a succeeded intent is not the one the store made for this order, or None when it is.
+
+    Only the intent the store created (its id kept on the order) pays it: anyone with the Stripe
+    account's keys can make an intent whose metadata names the order."""
+    if intent.id == order.payment_intent_id:
+        return None
+    if order.payment_status in WAS_PAID:
+        return f"Stripe payment {intent.id} is a second charge: the order was paid by {order.payment_id}"
+    return f"Stripe payment {intent.id} names this order but is not the payment the store created for it"
 
 
 def _mismatch(order: Order, intent: Intent) -> str | None:
@@ -238,49 +252,57 @@ class IntentPayments:
             return outcome
 
     def _paid(self, session: Session, order: Order, intent: Intent, now: datetime) -> EventOutcome:
-        """Mark the order paid and queue it for the provider, in this transaction, once."""
-        problem = _mismatch(order, intent)
-        if problem is None and order.status != OrderStatus.CANCELLED:
-            paid = session.execute(
-                update(Order)
-                .where(
-                    col(Order.id) == order.id,
-                    col(Order.status) != OrderStatus.CANCELLED,
-                    col(Order.payment_status).in_(UNPAID),
-                )
-                .values(
-                    payment_status=PaymentStatus.PAID,
-                    status=OrderStatus.PROCESSING,
-                    payment_id=intent.id,
-                    payment_intent_id=intent.id,
-                    payment_provider=self._gateway.name,
-                    card_brand=(intent.card_brand or None),
-                    card_last4=(intent.card_last4 or None),
-                    payment_claimed_at=None,
-                    updated_at=now,
-                )
-            ).rowcount
-            if paid != 1:
-                return EventOutcome.IGNORED  # paid (or refunded) already: nothing is final twice
-            assert order.id is not None
-            self._finish_attempt(session, intent, AttemptStatus.APPROVED, now)
-            session.add(OutboxJob(kind=SEND_ORDER, order_id=order.id, next_attempt_at=now, created_at=now))
-            order_history.record(session, order.id, order_history.STRIPE, order_history.PAID,
-                                 f"{format_usd(intent.amount_received)} by Stripe ({intent.id})", at=now)
-            session.refresh(order)
-            self.emails.order_paid(session, order, now)
-            logger.info("Order %s paid through Stripe (%s); queued for fulfilment", order.number, intent.id)
+        """Mark the order paid by its own intent and queue it for the provider, in this transaction,
+        once; any other money that names the order flags it for a refund."""
+        if _not_its_own(order, intent) is None and _mismatch(order, intent) is None and self._pay(session, order, intent, now):
             return EventOutcome.APPLIED
-        if order.payment_status in (PaymentStatus.PAID, PaymentStatus.REFUNDING, PaymentStatus.REFUNDED) and order.payment_id == intent.id:
-            return EventOutcome.IGNORED
+        session.refresh(order)
+        if order.payment_status in WAS_PAID and order.payment_id == intent.id:
+            return EventOutcome.IGNORED  # paid by this very intent before: nothing is final twice
         # Money arrived that does not pay this order as it stands: a person must refund it.
-        reason = problem or f"Stripe payment {intent.id} arrived after the order was cancelled"
+        reason = (
+            _not_its_own(order, intent) or _mismatch(order, intent)
+            or f"Stripe payment {intent.id} arrived after the order was cancelled"
+        )
         assert order.id is not None
         session.execute(update(Order).where(col(Order.id) == order.id).values(
             attention_reason=f"{reason}: refund it in Stripe", updated_at=now))
         order_history.record(session, order.id, order_history.STRIPE, order_history.PAYMENT_MISMATCH, reason, at=now)
         logger.error("Order %s: %s; it must be refunded", order.number, reason)
         return EventOutcome.APPLIED
+
+    def _pay(self, session: Session, order: Order, intent: Intent, now: datetime) -> bool:
+        """Mark the unpaid order paid by `intent`, still its own, and queue it; False if it changed under us."""
+        paid = session.execute(
+            update(Order)
+            .where(
+                col(Order.id) == order.id,
+                col(Order.status) != OrderStatus.CANCELLED,
+                col(Order.payment_status).in_(UNPAID),
+                col(Order.payment_intent_id) == intent.id,
+            )
+            .values(
+                payment_status=PaymentStatus.PAID,
+                status=OrderStatus.PROCESSING,
+                payment_id=intent.id,
+                payment_provider=self._gateway.name,
+                card_brand=(intent.card_brand or None),
+                card_last4=(intent.card_last4 or None),
+                payment_claimed_at=None,
+                updated_at=now,
+            )
+        ).rowcount
+        if paid != 1:
+            return False
+        assert order.id is not None
+        self._finish_attempt(session, intent, AttemptStatus.APPROVED, now)
+        session.add(OutboxJob(kind=SEND_ORDER, order_id=order.id, next_attempt_at=now, created_at=now))
+        order_history.record(session, order.id, order_history.STRIPE, order_history.PAID,
+                             f"{format_usd(intent.amount_received)} by Stripe ({intent.id})", at=now)
+        session.refresh(order)
+        self.emails.order_paid(session, order, now)
+        logger.info("Order %s paid through Stripe (%s); queued for fulfilment", order.number, intent.id)
+        return True
 
     @staticmethod
     def _finish_attempt(session: Session, intent: Intent, status: AttemptStatus, now: datetime, reason: str | None = None) -> None:

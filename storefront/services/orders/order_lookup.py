@@ -100,11 +100,8 @@ def _line(item: OrderItem) -> dict[str, Any]:
 
 def order_view(order: Order, items: Sequence[OrderItem]) -> dict[str, Any]:
     """What a guest sees of their order: progress, tracking when shipped, lines and totals."""
-    progress = order_status(order)
-    # The provider's refusal reason is for staff, and can quote the shipping address.
-    progress.pop("attentionReason", None)
     return {
-        **progress,
+        **order_status(order),
         "orderNumber": order.number,
         "createdAt": _iso(order.created_at),
         "statusLabel": status_label(order.status),

@@ -12,6 +12,9 @@ from storefront.models import RateCounter, utcnow
 from storefront.services.platform.errors import TooManyRequestsError
 
 MAX_KEY_CHARS = 200
+#: The longest window any limit may count over: rows older than this are read by no limit, so
+#: every hit prunes them (the table stays bounded without knowing each row's own window).
+MAX_WINDOW_SECONDS = 24 * 3600
 
 
 def dialect_insert(session: Session):  # type: ignore[no-untyped-def]
@@ -24,7 +27,10 @@ def _window(now: datetime, window_seconds: int) -> int:
 
 
 def count_hit(session: Session, key: str, window_seconds: int, now: datetime) -> int:
-    """Count one request under `key` in the current window; returns the window's count so far."""
+    """Count one request under `key` in the current window; returns the window's count so far.
+
+    A key is counted under one window length (each limit prefixes its keys), so the key's own
+    earlier windows are finished; other keys' rows are left to their own windows."""
     window = _window(now, window_seconds)
     key = key[:MAX_KEY_CHARS]
     insert = dialect_insert(session)
@@ -38,8 +44,10 @@ def count_hit(session: Session, key: str, window_seconds: int, now: datetime) ->
         .returning(RateCounter.count)
     )
     count = int(session.execute(statement).scalar_one())
-    # Finished windows are never read again.
-    session.execute(delete(RateCounter).where(col(RateCounter.window_start) < window))
+    # Pruning every key by this window would wipe the hour-long windows of the other limits.
+    session.execute(delete(RateCounter).where(col(RateCounter.key) == key, col(RateCounter.window_start) < window))
+    oldest = int(now.timestamp()) - MAX_WINDOW_SECONDS
+    session.execute(delete(RateCounter).where(col(RateCounter.window_start) < oldest))
     return count
 
 
@@ -55,8 +63,8 @@ class RateLimiter:
         message: str,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
-        if limit < 1 or window_seconds < 1:
-            raise ValueError("limit and window_seconds must be positive")
+        if limit < 1 or not 1 <= window_seconds <= MAX_WINDOW_SECONDS:
+            raise ValueError(f"limit must be positive and window_seconds between 1 and {MAX_WINDOW_SECONDS}")
         self._session_factory = session_factory
         self.limit = limit
         self.window_seconds = window_seconds
