@@ -16,7 +16,7 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, sync_playwright
 
-from bench import measure, page_metrics
+from bench import measure, page_metrics, start_up
 from bench.catalogue import seed_catalogue, store_env
 from bench.provider_calls import provider_calls_per_100_views
 from bench.report import Row, limit_row, missing_row, render_table, summary, write_results
@@ -32,8 +32,8 @@ RESULTS = Path(__file__).resolve().parent / "results.json"
 LOGS = Path(__file__).resolve().parent / "logs"
 CARD = "[data-testid=product-card]"
 #: The parts that need the store and the minimal page built and served (the others run in-process).
-SERVED_PARTS = ("cold load", "interaction", "state update", "shoppers", "two workers", "checkouts", "lighthouse",
-                "provider calls")
+SERVED_PARTS = ("cold load", "start-up", "interaction", "state update", "shoppers", "two workers", "checkouts",
+                "lighthouse", "provider calls")
 #: The parts run on store workers sharing a PostgreSQL database and Redis state (bench/workers.py).
 SHARED_PARTS = ("two workers", "checkouts")
 PARTS = ("service hot paths", "try-on", *SERVED_PARTS)
@@ -128,6 +128,7 @@ def served_rows(rows: list[Row], raw: dict) -> None:
                                                      args=page_metrics.CHROMIUM_ARGS)
                 guarded("cold load", rows, raw,
                         lambda: measure.page_load_rows(browser, pages, ready, f"{blank.url}/"))
+                guarded("start-up", rows, raw, lambda: start_up.start_up_rows(browser, pages))
                 guarded("interaction", rows, raw,
                         lambda: measure.interaction_rows(browser, pages["/products"], f"{blank.url}/"))
                 guarded("state update", rows, raw, lambda: measure.state_update_rows(browser, listings, CARD))
