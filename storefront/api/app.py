@@ -25,7 +25,7 @@ from storefront.api.bodies import API_BODY_TOO_LARGE, MAX_API_BODY_BYTES
 from storefront.api.database_errors import answer_database_outages
 from storefront.api.errors import error_response
 from storefront.api.schemas import errors
-from storefront.api.security_headers import SecurityHeaders, page_policy
+from storefront.api.security_headers import DOCS_PATH, SecurityHeaders, page_policy
 from storefront.body_limit import BodyCap, BodyLimit
 from storefront.api.static import IMMUTABLE, ONE_HOUR, CachedStaticFiles
 from storefront.config import PRODUCTION, Settings
@@ -218,12 +218,14 @@ def create_api(
     """The FastAPI app; it never shadows Reflex's own /_event, /_upload or /ping. `pages` is the
     ASGI step that rewrites the built pages on their way out (storefront/first_view.py), innermost
     so every other step (the security headers' script hashes first) sees the page it sends."""
+    production = settings.store_env == PRODUCTION
     api = FastAPI(
         title="Storefront API",
-        docs_url="/api/docs",
+        # Swagger UI comes from a CDN with no integrity hash: never on the origin of a live admin.
+        docs_url=None if production else DOCS_PATH,
         openapi_url="/api/openapi.json",
         redoc_url=None,
-        swagger_ui_oauth2_redirect_url="/api/docs/oauth2-redirect",
+        swagger_ui_oauth2_redirect_url=None if production else f"{DOCS_PATH}/oauth2-redirect",
         # A body or parameter that does not fit the route: {"error": "Invalid request", "details"};
         # the database out of reach: 503, the request's work rolled back whole.
         responses=errors(
@@ -245,7 +247,7 @@ def create_api(
     # Outermost of ours: no middleware or route reads a byte of a body over its cap.
     api.add_middleware(BodyLimit, caps=BODY_CAPS)
     # Outside the cap, so its 413 carries them too (api/security_headers.py).
-    api.add_middleware(SecurityHeaders, policy=page_policy(settings), production=settings.store_env == PRODUCTION)
+    api.add_middleware(SecurityHeaders, policy=page_policy(settings), production=production)
     api.add_exception_handler(ServiceError, _service_error)
     api.add_exception_handler(RequestValidationError, _request_error)
     api.add_exception_handler(StarletteHTTPException, _http_error)

@@ -151,6 +151,7 @@ def test_a_forged_or_another_orders_key_opens_nothing(engine: Engine, provider: 
             (second.order.number, first_key, EMAILS.signer),  # another order's key
             (first.order.number, first_key[:-2] + "xx", EMAILS.signer),  # tampered
             (first.order.number, "", EMAILS.signer),
+            (first.order.number, "²." + first_key.partition(".")[2], EMAILS.signer),  # a Unicode digit
             (first.order.number, first_key, other_signer),  # signed by another key
             ("SF-999999", EMAILS.signer.sign(order_emails.LINK_PURPOSE, "SF-999999"), EMAILS.signer),  # no such order
         ]:

@@ -80,7 +80,7 @@ def _cursor_id(cursor: str | None) -> int | None:
     """The order id a cursor points after; ValidationError for anything we did not hand out."""
     if cursor is None or cursor == "":
         return None
-    if not cursor.isdigit() or len(cursor) > 18:
+    if not (cursor.isascii() and cursor.isdigit()) or len(cursor) > 18:
         raise ValidationError(INVALID_CURSOR, {"cursor": INVALID_CURSOR})
     return int(cursor)
 

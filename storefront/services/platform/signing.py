@@ -56,7 +56,8 @@ class LinkSigner:
     def verify(self, purpose: str, value: str, signature: str, now: datetime) -> bool:
         """Whether `signature` was made by `sign(purpose, value, ...)` and has not expired."""
         expires_text, _, digest = signature.partition(".")
-        if not expires_text.isdigit() or not digest or len(signature) > 200:
+        # isdigit() alone takes '²' and other Unicode digits, which int() refuses.
+        if not (expires_text.isascii() and expires_text.isdigit()) or not digest or len(signature) > 200:
             return False
         expires = int(expires_text)
         if expires and now.timestamp() > expires:
