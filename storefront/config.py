@@ -105,6 +105,8 @@ class Settings(BaseSettings):
     smtp_url: str = ""
     #: The From of customer emails.
     mail_from: str = "Storefront <shop@localhost>"
+    #: Without SMTP_URL, each email's .eml file under DATA_DIR/mail/ is removed this many days after it was written.
+    mail_file_retention_days: float = Field(default=30.0, gt=0)
     #: The address shoppers open the store at, for the links in emails; empty: the first of
     #: ALLOWED_ORIGINS (filled in below).
     public_url: str = ""
@@ -140,7 +142,7 @@ class Settings(BaseSettings):
 
     @field_validator(
         "tryon_timeout_seconds", "tryon_poll_interval_seconds", "tryon_max_wait_seconds", "outbox_interval_seconds",
-        "production_hold_minutes", "unpaid_order_ttl_hours",
+        "production_hold_minutes", "unpaid_order_ttl_hours", "mail_file_retention_days",
     )
     @classmethod
     def _finite(cls, value: float) -> float:

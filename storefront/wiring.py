@@ -187,7 +187,10 @@ def admin_auth(settings: Settings) -> AdminAuth:
 
 def mail_outbox(settings: Settings, engine: Engine) -> MailOutbox:
     """The outbox that sends customer emails (start it with outbox.start_mail_worker)."""
-    return MailOutbox(session_factory(engine), mailer_for(settings.smtp_url, settings.data_dir), settings.mail_from)
+    return MailOutbox(
+        session_factory(engine), mailer_for(settings.smtp_url, settings.data_dir), settings.mail_from,
+        keep_files=timedelta(days=settings.mail_file_retention_days),
+    )
 
 
 @lru_cache(maxsize=4)

@@ -15,6 +15,8 @@ import secrets
 from datetime import datetime
 from pathlib import Path
 
+from storefront.services.platform.private_files import private_dir
+
 SECRET_KEY_FILE = "secret-key"
 
 
@@ -24,7 +26,7 @@ def store_secret_key(configured: str, data_dir: Path) -> bytes:
         return configured.encode()
     path = data_dir / SECRET_KEY_FILE
     if not path.exists():
-        data_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(data_dir)
         try:
             descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:  # another process made it first: use theirs
