@@ -113,6 +113,8 @@ class Settings(BaseSettings):
     #: Signs the links in emails (an order's page, a newsletter confirmation); empty: a random key
     #: kept in DATA_DIR/secret-key (production needs it set, the same on every host).
     secret_key: str = Field(default="", repr=False)
+    #: Days an order's link in an email opens the order (staff may revoke an order's links sooner).
+    order_link_days: int = Field(default=365, ge=1, le=36500)
     #: Stripe (services/payments/stripe_gateway.py); empty secret key: the built-in test gateway.
     stripe_secret_key: str = ""
     stripe_publishable_key: str = ""

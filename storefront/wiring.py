@@ -201,4 +201,4 @@ def link_signer(settings: Settings) -> LinkSigner:
 
 def order_emails(settings: Settings) -> OrderEmails:
     """The order emails (links under PUBLIC_URL, signed with the store's key)."""
-    return OrderEmails(settings.public_url, link_signer(settings))
+    return OrderEmails(settings.public_url, link_signer(settings), link_lifetime=timedelta(days=settings.order_link_days))

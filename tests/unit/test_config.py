@@ -291,3 +291,13 @@ def test_email_links_use_the_first_allowed_origin_unless_told(monkeypatch: pytes
     monkeypatch.setenv("SMTP_URL", "http://mail.example")
     with pytest.raises(SettingsError, match="SMTP_URL"):
         Settings()
+
+
+def test_order_links_open_for_a_year_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ORDER_LINK_DAYS", raising=False)
+    assert Settings().order_link_days == 365
+    monkeypatch.setenv("ORDER_LINK_DAYS", "30")
+    assert Settings().order_link_days == 30
+    monkeypatch.setenv("ORDER_LINK_DAYS", "0")
+    with pytest.raises(SettingsError, match="ORDER_LINK_DAYS"):
+        Settings()

@@ -229,6 +229,19 @@ def resend_confirmation(session: Session, number: str, click_id: object, emails:
     return queued
 
 
+def revoke_links(session: Session, number: str, actor: str, now: datetime | None = None) -> None:
+    """Staff revoke the links in the order's emails: none sent so far opens it any more, and the
+    emails sent from now on carry new ones (committed here, with a line in the order's history)."""
+    order = find_order(session, number)
+    assert order.id is not None
+    # One atomic step, so two clicks at once revoke twice rather than once over the other.
+    session.execute(
+        update(Order).where(col(Order.id) == order.id).values(link_generation=Order.link_generation + 1)  # type: ignore[arg-type]
+    )
+    order_history.record(session, order.id, actor, order_history.LINKS_REVOKED, at=now)
+    session.commit()
+
+
 # --------------------------------------------------------------------------- figures
 
 

@@ -12,7 +12,7 @@ import hashlib
 import hmac
 import os
 import secrets
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 from storefront.services.platform.private_files import private_dir
@@ -35,6 +35,15 @@ def store_secret_key(configured: str, data_dir: Path) -> bytes:
             with os.fdopen(descriptor, "w") as file:
                 file.write(secrets.token_urlsafe(48))
     return path.read_text().strip().encode()
+
+
+def signed_expiry(signature: str) -> datetime | None:
+    """When a signature made by `LinkSigner.sign` expires; None for one that never does (or that is
+    not a signature: `verify` refuses those)."""
+    expires_text = signature.partition(".")[0]
+    if not (expires_text.isascii() and expires_text.isdigit()) or len(expires_text) > 12 or not int(expires_text):
+        return None
+    return datetime.fromtimestamp(int(expires_text), tz=timezone.utc)
 
 
 class LinkSigner:
