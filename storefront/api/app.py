@@ -27,9 +27,9 @@ from storefront.api.errors import error_response
 from storefront.api.schemas import errors
 from storefront.api.security_headers import DOCS_PATH, SecurityHeaders, page_policy
 from storefront.body_limit import (
+    IMAGES_UPLOAD,
     MAX_PHOTO_UPLOAD_BYTES,
     MAX_UPLOAD_BYTES,
-    IMAGES_UPLOAD,
     PHOTO_UPLOAD,
     PHOTO_UPLOAD_TOO_LARGE,
     UPLOAD_TOO_LARGE,

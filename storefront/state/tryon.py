@@ -55,8 +55,8 @@ def _garment(product_id: str) -> bytes:
 
 
 def _count(client: str) -> None:
-    """Count a photo upload or try-on against the client's address, with `POST /api/try-on`'s;
-    TooManyRequestsError (the API's own text) past the limit."""
+    """Count a try-on against the client's address, with `POST /api/try-on`'s and the photo uploads'
+    (counted by the upload gate); TooManyRequestsError (the API's own text) past the limit."""
     throttle.tryon_limiter(wiring.session_factory(db.get_engine())).check(throttle.tryon_key(client))
 
 

@@ -124,7 +124,8 @@ class OrderEmails:
             return False
         if signed_expiry(key) is not None:
             return True  # verify held it to its own expiry
-        # Sent before links expired: as long as the last email about the order's link would.
+        # Signed before links expired (no expiry of its own): it opens as long as a link in the
+        # order's last email would.
         return now <= last_email_at(session, order) + self.link_lifetime
 
     # ------------------------------------------------------------------ rendering
