@@ -14,6 +14,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, create_engine
 
 from storefront.config import PROJECT_ROOT, get_settings
+from storefront.services.platform.private_files import private_sqlite
 
 
 def make_engine(url: str) -> Engine:
@@ -22,7 +23,7 @@ def make_engine(url: str) -> Engine:
     if parsed.get_backend_name() != "sqlite":
         return create_engine(url, pool_pre_ping=True)
     if parsed.database and parsed.database != ":memory:":
-        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        private_sqlite(Path(parsed.database))
     engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
     @event.listens_for(engine, "connect")
@@ -68,6 +69,6 @@ def migrate(url: str | None = None) -> None:
     """Bring the database schema up to the newest Alembic revision."""
     url = url or get_settings().db_url
     parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite" and parsed.database:
-        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+    if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
+        private_sqlite(Path(parsed.database))
     command.upgrade(alembic_config(url), "head")

@@ -29,7 +29,7 @@ from storefront.pages import (  # noqa: F401  (importing a page module registers
 from storefront.pages.admin import dashboard, login, products as admin_products  # noqa: F401
 from storefront.first_view import FirstView
 from storefront.served_routes import served_routes
-from storefront.body_limit import upload_limit
+from storefront.state.upload_handlers import upload_handlers
 from storefront.services.admin.auth import DEFAULT_PASSWORD_WARNING
 from storefront.services.platform import log_redaction
 from storefront.services.platform.background import Worker, start_worker
@@ -45,7 +45,7 @@ from storefront.services.events.upload_sweep import SWEEP_JOB, start_upload_swee
 # Before anything logs: no token, card field or address reaches the log (Reflex logs failing events whole).
 log_redaction.install()
 settings = get_settings()
-api = create_api(settings, pages=FirstView)
+api = create_api(settings, pages=FirstView, upload_handlers=upload_handlers())
 DEMO_PROVIDER_WORKERS_WARNING = (
     "REDIS_URL is set for several workers, but the embedded demo provider keeps its orders in each"
     " process's memory: an order sent by one worker is unknown to the others. Set PRINTIFY_API_TOKEN."
@@ -183,9 +183,9 @@ app = rx.App(
         rx.el.link(rel="apple-touch-icon", href="/apple-touch-icon.png"),
     ],
     html_lang="en",
-    # The API in front of the Reflex backend, then prerendered pages served at their own address,
-    # and outermost the size cap on Reflex's upload endpoint.
-    api_transformer=[api, served_routes, upload_limit],
+    # The API in front of the Reflex backend (its steps cap and count Reflex's uploads too), then
+    # prerendered pages served at their own address.
+    api_transformer=[api, served_routes],
     # One toast at a time: a new one replaces the older (spec section 4).
     toaster=rx.toast.provider(
         position="bottom-right",

@@ -53,7 +53,7 @@ def test_a_staging_store_on_stripe_test_keys_says_so_at_every_start(
         "STORE_ENV": "production", "ADMIN_PASSWORD": "a long secret", "PRINTIFY_API_TOKEN": "token",
         "PRINTIFY_WEBHOOK_SECRET": "whsec", "STRIPE_SECRET_KEY": "sk_test_abc", "STRIPE_PUBLISHABLE_KEY": "pk_test_abc",
         "STRIPE_WEBHOOK_SECRET": "whsec_abc", "ALLOW_TEST_PAYMENTS": "1", "ALLOWED_ORIGINS": "https://shop.example",
-        "SECRET_KEY": "a long random secret",
+        "SECRET_KEY": "a long random secret, long enough to sign links",
     }
     for name, value in env.items():
         monkeypatch.setenv(name, value)
