@@ -14,7 +14,7 @@ from reflex.experimental.client_state import ClientStateVar
 from reflex.vars.base import Var
 
 from storefront.collections import COLLECTIONS, get_collection
-from storefront.db import session_scope
+from storefront.db import read_scope, session_scope
 from storefront.page_texts import PAGE_TITLES, PRODUCT_ROUTE, page_title as titled
 from storefront.services.catalog import catalog, listing
 from storefront.services.catalog.text_search import search_text
@@ -115,8 +115,8 @@ def card_page(
     limit: int = PRODUCTS_PAGE_SIZE,
 ) -> CardPage:
     """One page of cards from the database (runs in a worker thread); the total of matches with
-    the first page only (-1 on later pages)."""
-    with session_scope() as session:
+    the first page only (-1 on later pages). One read: no transaction to open or commit."""
+    with read_scope() as session:
         page = listing.product_page(
             session,
             query=query,
