@@ -265,14 +265,15 @@ def product_page(
     limit = min(max(limit, 1), MAX_PAGE_SIZE)
     conditions = matching(query=query, collection_key=collection_key, match_description=match_description)
     key = _decode_cursor(cursor)
+    # On PostgreSQL the first page counts the matches in the same query (a window over every match,
+    # taken before the LIMIT): one round trip instead of two. SQLite has no round trip to save, and
+    # its window would keep every matching row (card and all) where a COUNT reads only an index.
+    counted = with_total and key is None and session.get_bind().dialect.name != "sqlite"
     total = None
-    if with_total and key is not None:
+    if with_total and not counted:
         total = int(session.exec(select(func.count()).select_from(CatalogProduct).where(*conditions)).one())
     if key is not None:
         conditions.append(_after(key))
-    # The first page counts the matches in the same query (a window over every match, taken before
-    # the LIMIT): one statement, one round trip, one scan.
-    counted = with_total and key is None
     columns = [CatalogProduct.id, CatalogProduct.title, CatalogProduct.provider_created_at, CatalogProduct.card_json]
     # One extra row tells whether there is a next page.
     rows = session.exec(
