@@ -237,9 +237,10 @@ class PagedCardsState(rx.State, mixin=True):
 
     @rx.event
     async def set_query(self, value: str):
-        """Every keystroke searches at once. A plain event, not a background one: the query, the
-        count and the cards travel in one message (the index answers in about a millisecond), and
-        a page that `load` or `load_more` is still fetching is dropped by the generation check."""
+        """Every keystroke searches at once. A plain event, not a background one: the cards and
+        what changed of the count travel in one round trip (the index answers in about a
+        millisecond), and a page that `load` or `load_more` is still fetching is dropped by the
+        generation check."""
         self._query = value
         self._generation += 1
         self._cursor = ""
