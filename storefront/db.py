@@ -58,6 +58,15 @@ def session_scope(engine: Engine | None = None) -> Iterator[Session]:
             raise
 
 
+@contextmanager
+def read_scope(engine: Engine | None = None) -> Iterator[Session]:
+    """A session for reads only, each statement its own transaction (autocommit): on PostgreSQL a
+    read then costs no BEGIN and COMMIT round trips. Nothing written in it is kept."""
+    with (engine or get_engine()).connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        with Session(connection, expire_on_commit=False) as session:
+            yield session
+
+
 def alembic_config(url: str) -> AlembicConfig:
     cfg = AlembicConfig(str(PROJECT_ROOT / "alembic.ini"))
     cfg.set_main_option("script_location", str(PROJECT_ROOT / "alembic"))

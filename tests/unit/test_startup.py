@@ -87,3 +87,17 @@ def test_the_store_refuses_to_start_in_production_on_the_test_gateway_and_names_
                              capture_output=True, text=True, timeout=120)
     assert started.returncode != 0
     assert "STORE_ENV=production needs STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET" in started.stderr
+
+
+def test_the_started_app_is_left_out_of_garbage_collection_and_put_back_at_shutdown() -> None:
+    import gc
+
+    before = gc.get_threshold()
+
+    async def run() -> tuple[int, tuple[int, int, int]]:
+        async with store.settled_heap():
+            return gc.get_freeze_count(), gc.get_threshold()
+
+    frozen, threshold = asyncio.run(run())
+    assert frozen > 0 and threshold[0] == store.GC_YOUNG_THRESHOLD
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
