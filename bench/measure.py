@@ -31,6 +31,11 @@ COUNTER_STATE = "reflex___state____state.blank___blank____counter_state"
 #: The listing reached the browser: as a state var, or as cards pushed into a client-side var.
 LISTING_ARRIVED = ("products_rx_state_", "_client_state_products_cards")
 SEARCHES = ("h", "k", "tee", "hoodie", "swdnn")
+#: Events one shopper sends back to back, alone on the backend, for "one search alone".
+ALONE_EVENTS = 200
+#: Issue 34's targets: one search alone, and one worker's rate with 200 shoppers searching at once.
+ALONE_TARGET_MS = 3.5
+ONE_WORKER_TARGET_PER_S = 361
 Raw = dict[str, Any]
 
 
@@ -108,7 +113,11 @@ def shopper_rows(browser: Browser, store: ServedApp, blank: ServedApp) -> tuple[
         with ThreadPoolExecutor(max_workers=1) as pool, profile.sampled(app.pid, f"shoppers-{name}"):
             load, busy = pool.submit(asyncio.run, run_shoppers(
                 app.url, script, SHOPPERS, SHOPPER_ROUNDS, lambda: rss_kib(app.pid))).result()
-        results[name] = {"idle_rss_kib": idle, "connected_rss_kib": busy, **asdict(load)}
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            alone, _ = pool.submit(asyncio.run, run_shoppers(
+                app.url, replace(script, think_s=(0.0, 0.0)), 1, ALONE_EVENTS)).result()
+        results[name] = {"idle_rss_kib": idle, "connected_rss_kib": busy, **asdict(load),
+                         "alone_p50_ms": alone.p50_ms, "alone_p95_ms": alone.p95_ms}
     s, b = results["store"], results["minimal"]
     section = f"{SHOPPERS} shoppers, 1 worker, 1-3 s think time"
     rows = [
@@ -123,6 +132,9 @@ def shopper_rows(browser: Browser, store: ServedApp, blank: ServedApp) -> tuple[
         ratio_row(section, "events per second", s["events_per_s"], b["events_per_s"], "/s"),
         Row(section, "shoppers connected / events answered",
             f"{s['connected']}/{SHOPPERS}, {s['events']}", f"{b['connected']}/{SHOPPERS}, {b['events']}"),
+        limit_row("1 shopper alone, 1 worker, no think time",
+                  f"one search alone, p50 of {ALONE_EVENTS} (counter for the minimal page)", s["alone_p50_ms"], "ms",
+                  at_most=ALONE_TARGET_MS, reference=fmt(b["alone_p50_ms"], "ms")),
     ]
     return rows, {"shoppers": results}
 
@@ -198,6 +210,8 @@ def two_worker_rows(browser: Browser, store: ServedApp, shared: SharedStore) -> 
     one_s, two_s = runs["one saturated"], runs["two saturated"]
     section = f"{SHOPPERS} shoppers, 2 workers (PostgreSQL, Redis state), no think time"
     rows += [
+        limit_row(section, "events per second, 1 worker", one_s["events_per_s"], "/s", at_least=ONE_WORKER_TARGET_PER_S,
+                  reference=f"p95 {fmt(one_s['p95_ms'], 'ms')}"),
         # The target where a second worker can show: shoppers sending as fast as they are answered.
         _workers_ratio_row(section, "two workers / one worker events per second", two_s, one_s, TWO_WORKER_TARGET),
         Row(section, "p95 event latency, 2 workers", fmt(two_s["p95_ms"], "ms"),

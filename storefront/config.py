@@ -17,6 +17,11 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 ENV_FILE = PROJECT_ROOT / ".env"
 DEFAULT_ADMIN_PASSWORD = "admin123"
+#: The shortest ADMIN_PASSWORD and SECRET_KEY production starts with.
+MIN_ADMIN_PASSWORD_CHARS = 12
+MIN_SECRET_KEY_CHARS = 32
+#: Hosts an http:// origin may name in production (a browser on the store's own machine).
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
 
 #: The try-on engines TRYON_ENGINE may name.
 TRYON_ENGINES = ("local", "remote")
@@ -100,12 +105,16 @@ class Settings(BaseSettings):
     smtp_url: str = ""
     #: The From of customer emails.
     mail_from: str = "Storefront <shop@localhost>"
+    #: Without SMTP_URL, each email's .eml file under DATA_DIR/mail/ is removed this many days after it was written.
+    mail_file_retention_days: float = Field(default=30.0, gt=0)
     #: The address shoppers open the store at, for the links in emails; empty: the first of
     #: ALLOWED_ORIGINS (filled in below).
     public_url: str = ""
     #: Signs the links in emails (an order's page, a newsletter confirmation); empty: a random key
     #: kept in DATA_DIR/secret-key (production needs it set, the same on every host).
     secret_key: str = Field(default="", repr=False)
+    #: Days an order's link in an email opens the order (staff may revoke an order's links sooner).
+    order_link_days: int = Field(default=365, ge=1, le=36500)
     #: Stripe (services/payments/stripe_gateway.py); empty secret key: the built-in test gateway.
     stripe_secret_key: str = ""
     stripe_publishable_key: str = ""
@@ -135,7 +144,7 @@ class Settings(BaseSettings):
 
     @field_validator(
         "tryon_timeout_seconds", "tryon_poll_interval_seconds", "tryon_max_wait_seconds", "outbox_interval_seconds",
-        "production_hold_minutes", "unpaid_order_ttl_hours",
+        "production_hold_minutes", "unpaid_order_ttl_hours", "mail_file_retention_days",
     )
     @classmethod
     def _finite(cls, value: float) -> float:
@@ -215,12 +224,19 @@ class Settings(BaseSettings):
                     "STORE_ENV=production needs SECRET_KEY (a long random string, the same on every host):"
                     " it signs the links in customer emails"
                 )
+            if len(self.secret_key) < MIN_SECRET_KEY_CHARS:
+                raise ValueError(
+                    f"STORE_ENV=production needs a SECRET_KEY of at least {MIN_SECRET_KEY_CHARS} characters"
+                    f" (it has {len(self.secret_key)}): a short key lets anyone forge the links in customer emails;"
+                    " make one with `python -c 'import secrets; print(secrets.token_urlsafe(48))'`"
+                )
             if not origins_given:
                 # The default names this machine only: every shopper's websocket would be refused.
                 raise ValueError(
                     "STORE_ENV=production needs ALLOWED_ORIGINS, the address(es) shoppers open the store at"
                     " (e.g. https://shop.example): the store answers and accepts websockets from those only"
                 )
+            _check_production_network(self)
         return self
 
     @property
@@ -303,6 +319,11 @@ def _check_production(settings: Settings) -> None:
     provider, unsigned webhooks)."""
     if settings.admin_uses_default_password or settings.admin_password == DEFAULT_ADMIN_PASSWORD:
         raise ValueError("STORE_ENV=production needs ADMIN_PASSWORD set to a password of your own")
+    if len(settings.admin_password) < MIN_ADMIN_PASSWORD_CHARS:
+        raise ValueError(
+            f"STORE_ENV=production needs an ADMIN_PASSWORD of at least {MIN_ADMIN_PASSWORD_CHARS} characters"
+            f" (it has {len(settings.admin_password)}): the admin page signs in with it from anywhere"
+        )
     if not settings.printify_api_token:
         raise ValueError(
             "STORE_ENV=production needs PRINTIFY_API_TOKEN: the embedded demo provider keeps its orders in"
@@ -327,6 +348,22 @@ def _check_production(settings: Settings) -> None:
             "STORE_ENV=production needs STRIPE_WEBHOOK_SECRET (whsec_...): without Stripe's signed events a"
             " payment finished after the shopper left would never mark its order paid"
         )
+
+
+def _check_production_network(settings: Settings) -> None:
+    """Production believes only named proxies, and is opened over https (http only on this machine)."""
+    if "*" in settings.trusted_proxies.split(","):
+        raise ValueError(
+            "STORE_ENV=production refuses TRUSTED_PROXIES=*: any client could then name its own address in"
+            " X-Forwarded-For and escape every rate limit; list the addresses of the proxies in front"
+        )
+    for origin in settings.allowed_origin_list:
+        parts = urlsplit(origin)
+        if parts.scheme != "https" and parts.hostname not in LOOPBACK_HOSTS:
+            raise ValueError(
+                f"STORE_ENV=production needs https:// origins in ALLOWED_ORIGINS, got {origin!r}: over http the"
+                " admin's session and the shoppers' orders cross the network in clear (http is kept for localhost)"
+            )
 
 
 def _explain(error: ValidationError) -> str:

@@ -14,6 +14,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, create_engine
 
 from storefront.config import PROJECT_ROOT, get_settings
+from storefront.services.platform.private_files import private_sqlite
 
 
 def make_engine(url: str) -> Engine:
@@ -22,7 +23,7 @@ def make_engine(url: str) -> Engine:
     if parsed.get_backend_name() != "sqlite":
         return create_engine(url, pool_pre_ping=True)
     if parsed.database and parsed.database != ":memory:":
-        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        private_sqlite(Path(parsed.database))
     engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
     @event.listens_for(engine, "connect")
@@ -57,6 +58,15 @@ def session_scope(engine: Engine | None = None) -> Iterator[Session]:
             raise
 
 
+@contextmanager
+def read_scope(engine: Engine | None = None) -> Iterator[Session]:
+    """A session for reads only, each statement its own transaction (autocommit): on PostgreSQL a
+    read then costs no BEGIN and COMMIT round trips. Nothing written in it is kept."""
+    with (engine or get_engine()).connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        with Session(connection, expire_on_commit=False) as session:
+            yield session
+
+
 def alembic_config(url: str) -> AlembicConfig:
     cfg = AlembicConfig(str(PROJECT_ROOT / "alembic.ini"))
     cfg.set_main_option("script_location", str(PROJECT_ROOT / "alembic"))
@@ -68,6 +78,6 @@ def migrate(url: str | None = None) -> None:
     """Bring the database schema up to the newest Alembic revision."""
     url = url or get_settings().db_url
     parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite" and parsed.database:
-        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+    if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
+        private_sqlite(Path(parsed.database))
     command.upgrade(alembic_config(url), "head")

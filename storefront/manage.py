@@ -12,6 +12,7 @@ from storefront.db import get_engine, migrate, session_scope
 from storefront.services.events.demo_events import seed_events_if_empty
 from storefront.services.catalog.listing import fill_missing_cards
 from storefront.services.catalog.seed import prepare_media, seed_catalogue_if_empty
+from storefront.services.platform.private_files import private_dir
 from storefront.wiring import image_preparer, print_provider, store_catalogue
 
 log = logging.getLogger("storefront.manage")
@@ -50,6 +51,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     settings = get_settings()
+    private_dir(settings.data_dir)
     if args.command in ("migrate", "prepare"):
         migrate(settings.db_url)
         log.info("database migrated: %s", settings.db_url.split("@")[-1])

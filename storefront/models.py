@@ -205,6 +205,9 @@ class Order(SQLModel, table=True):
     provider_checked_at: datetime | None = Field(default=None, index=True)
     #: Why the provider refused the order for good; set, the order needs a person (no more retries).
     attention_reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    #: Signed into the links of the order's emails; staff revoking them moves it on, so every link
+    #: sent before opens nothing (0: links signed over the number alone, as before revocation existed).
+    link_generation: int = Field(default=0)
 
     created_at: datetime = Field(default_factory=utcnow, index=True)
     updated_at: datetime = Field(default_factory=utcnow)

@@ -187,7 +187,10 @@ def admin_auth(settings: Settings) -> AdminAuth:
 
 def mail_outbox(settings: Settings, engine: Engine) -> MailOutbox:
     """The outbox that sends customer emails (start it with outbox.start_mail_worker)."""
-    return MailOutbox(session_factory(engine), mailer_for(settings.smtp_url, settings.data_dir), settings.mail_from)
+    return MailOutbox(
+        session_factory(engine), mailer_for(settings.smtp_url, settings.data_dir), settings.mail_from,
+        keep_files=timedelta(days=settings.mail_file_retention_days),
+    )
 
 
 @lru_cache(maxsize=4)
@@ -198,4 +201,4 @@ def link_signer(settings: Settings) -> LinkSigner:
 
 def order_emails(settings: Settings) -> OrderEmails:
     """The order emails (links under PUBLIC_URL, signed with the store's key)."""
-    return OrderEmails(settings.public_url, link_signer(settings))
+    return OrderEmails(settings.public_url, link_signer(settings), link_lifetime=timedelta(days=settings.order_link_days))

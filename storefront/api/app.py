@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from functools import cached_property
 
@@ -25,14 +25,27 @@ from storefront.api.bodies import API_BODY_TOO_LARGE, MAX_API_BODY_BYTES
 from storefront.api.database_errors import answer_database_outages
 from storefront.api.errors import error_response
 from storefront.api.schemas import errors
-from storefront.api.security_headers import SecurityHeaders, page_policy
-from storefront.body_limit import BodyCap, BodyLimit
+from storefront.api.security_headers import DOCS_PATH, SecurityHeaders, page_policy
+from storefront.body_limit import (
+    IMAGES_UPLOAD,
+    MAX_PHOTO_UPLOAD_BYTES,
+    MAX_UPLOAD_BYTES,
+    PHOTO_UPLOAD,
+    PHOTO_UPLOAD_TOO_LARGE,
+    UPLOAD_TOO_LARGE,
+    BodyCap,
+    BodyLimit,
+    UploadGate,
+    UploadRule,
+    upload_path,
+)
 from storefront.api.static import IMMUTABLE, ONE_HOUR, CachedStaticFiles
 from storefront.config import PRODUCTION, Settings
 from storefront.models import utcnow
 from storefront.services.orders import order_lookup
 from storefront.services.admin.auth import AdminAuth
 from storefront.services.platform.errors import ServiceError
+from storefront.services.platform.private_files import private_dir
 from storefront.services.orders.order_payment import OrderPayments
 from storefront.services.orders.intent_payments import IntentPayments
 from storefront.services.orders.order_cancellation import OrderCancellations
@@ -42,6 +55,7 @@ from storefront.services.payments.stripe_gateway import StripeGateway
 from storefront.services.printify.provider import PrintProvider
 from storefront.services.printify.provider_status import ProviderHealth
 from storefront.services.platform.rate_limit import RateLimiter
+from storefront.services.media import uploads as media_uploads
 from storefront.services.shopify import throttle as shopify_throttle
 from storefront.services.tryon import throttle
 from storefront.services.tryon.engine import TryOnEngine
@@ -160,6 +174,24 @@ class ApiServices:
         return throttle.tryon_limiter(self.session_factory, self.clock)
 
     @cached_property
+    def upload_limiter(self) -> RateLimiter:
+        """Photo-picker uploads to Reflex's /_upload per client address and minute."""
+        return media_uploads.upload_limiter(self.session_factory, self.clock)
+
+    def upload_rules(self) -> dict[str, UploadRule]:
+        """The cap and count of each kind of upload to Reflex's /_upload (storefront/body_limit.py)."""
+        return {
+            PHOTO_UPLOAD: UploadRule(
+                MAX_PHOTO_UPLOAD_BYTES, PHOTO_UPLOAD_TOO_LARGE,
+                count=lambda client: self.tryon_limiter.check(throttle.tryon_key(client)),
+            ),
+            IMAGES_UPLOAD: UploadRule(
+                MAX_UPLOAD_BYTES, UPLOAD_TOO_LARGE,
+                count=lambda client: self.upload_limiter.check(media_uploads.upload_key(client)),
+            ),
+        }
+
+    @cached_property
     def store_limiter(self) -> RateLimiter:
         """Store-catalogue (Shopify) requests per client address and minute."""
         return shopify_throttle.store_limiter(self.session_factory, self.clock)
@@ -214,16 +246,21 @@ def create_api(
     clock: Callable[[], datetime] = utcnow,
     tryon_engine: TryOnEngine | None = None,
     pages: type | None = None,
+    upload_handlers: Mapping[str, str] | None = None,
 ) -> FastAPI:
     """The FastAPI app; it never shadows Reflex's own /_event, /_upload or /ping. `pages` is the
     ASGI step that rewrites the built pages on their way out (storefront/first_view.py), innermost
-    so every other step (the security headers' script hashes first) sees the page it sends."""
+    so every other step (the security headers' script hashes first) sees the page it sends.
+    `upload_handlers` names the kind (PHOTO_UPLOAD, IMAGES_UPLOAD) of each Reflex upload handler;
+    any other handler's upload is held to a photo's cap and count."""
+    production = settings.store_env == PRODUCTION
     api = FastAPI(
         title="Storefront API",
-        docs_url="/api/docs",
+        # Swagger UI comes from a CDN with no integrity hash: never on the origin of a live admin.
+        docs_url=None if production else DOCS_PATH,
         openapi_url="/api/openapi.json",
         redoc_url=None,
-        swagger_ui_oauth2_redirect_url="/api/docs/oauth2-redirect",
+        swagger_ui_oauth2_redirect_url=None if production else f"{DOCS_PATH}/oauth2-redirect",
         # A body or parameter that does not fit the route: {"error": "Invalid request", "details"};
         # the database out of reach: 503, the request's work rolled back whole.
         responses=errors(
@@ -238,6 +275,12 @@ def create_api(
     )
     if pages is not None:
         api.add_middleware(pages, settings=settings)
+    # Inside the proxy-headers step, so an upload is counted by the address every limit counts.
+    rules = api.state.services.upload_rules()
+    api.add_middleware(
+        UploadGate, path=upload_path(), rules={name: rules[kind] for name, kind in (upload_handlers or {}).items()},
+        fallback=rules[PHOTO_UPLOAD],
+    )
     # Behind a proxy or load balancer every request comes from it; the client's own address (what
     # the rate limits count by) is read from X-Forwarded-For, believed only from TRUSTED_PROXIES.
     # Reflex's production server (granian) does not read the header itself.
@@ -245,7 +288,7 @@ def create_api(
     # Outermost of ours: no middleware or route reads a byte of a body over its cap.
     api.add_middleware(BodyLimit, caps=BODY_CAPS)
     # Outside the cap, so its 413 carries them too (api/security_headers.py).
-    api.add_middleware(SecurityHeaders, policy=page_policy(settings), production=settings.store_env == PRODUCTION)
+    api.add_middleware(SecurityHeaders, policy=page_policy(settings), production=production)
     api.add_exception_handler(ServiceError, _service_error)
     api.add_exception_handler(RequestValidationError, _request_error)
     api.add_exception_handler(StarletteHTTPException, _http_error)
@@ -266,6 +309,7 @@ def create_api(
     api.include_router(webhooks.router)
     api.include_router(stripe_webhooks.router)
     api.include_router(search_engines.router)
+    private_dir(settings.data_dir)  # the database, sent mail and the signing key live there
     settings.media_dir.mkdir(parents=True, exist_ok=True)
     api.mount("/media", CachedStaticFiles(directory=settings.media_dir, cache_control=IMMUTABLE), name="media")
     api.mount("/uploads", CachedStaticFiles(directory=settings.upload_dir, cache_control=ONE_HOUR), name="uploads")

@@ -32,7 +32,7 @@ import brotli
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from storefront.config import Settings
+from storefront.config import PRODUCTION, Settings
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,8 @@ VIDEO_FRAME_HOSTS = ("https://www.youtube-nocookie.com", "https://player.vimeo.c
 #: Stripe's own frames (3-D Secure) besides the Stripe.js host, as Stripe's CSP guide lists them.
 STRIPE_HOOKS = "https://hooks.stripe.com"
 STRIPE_JS_HOST = "js.stripe.com"
-#: FastAPI's /api/docs page loads Swagger UI from this CDN.
+#: FastAPI's /api/docs page loads Swagger UI from this CDN (without integrity hashes), so the page
+#: exists only outside production, where no admin token worth taking lives in the browser.
 DOCS_PATH = "/api/docs"
 DOCS_CDN = "https://cdn.jsdelivr.net"
 #: A page larger than this is not held to find its inline scripts (the store's are ~100 KB).
@@ -82,9 +83,11 @@ class PagePolicy:
     scripts: tuple[str, ...] = ()
     connects: tuple[str, ...] = ()
     frames: tuple[str, ...] = ()
+    #: Whether /api/docs is served (development only) and may load Swagger UI from its CDN.
+    docs: bool = False
 
     def header(self, script_hashes: Iterable[str], path: str = "") -> str:
-        docs = (DOCS_CDN,) if path == DOCS_PATH else ()
+        docs = (DOCS_CDN,) if self.docs and path == DOCS_PATH else ()
         # Reflex runs the scripts the backend sends (rx.call_script) and their callbacks with
         # eval(): without 'unsafe-eval' the cart, the checkout and the admin gesture stop working.
         # Inline scripts stay refused but for this page's own, by hash; styles are injected at run
@@ -109,15 +112,19 @@ class PagePolicy:
 
 
 def page_policy(settings: Settings) -> PagePolicy:
-    """The pages' policy for these settings: Stripe's hosts only when Stripe takes the payments."""
+    """The pages' policy for these settings: Stripe's hosts only when Stripe takes the payments,
+    the docs page's CDN only outside production."""
+    docs = settings.store_env != PRODUCTION
     if not settings.uses_stripe:
-        return PagePolicy()
+        return PagePolicy(docs=docs)
     js = origin_of(settings.stripe_js_url)
     scripts, frames = [js], [js, STRIPE_HOOKS]
     if urlsplit(js).hostname == STRIPE_JS_HOST:
         scripts.append(f"https://*.{STRIPE_JS_HOST}")
         frames.append(f"https://*.{STRIPE_JS_HOST}")
-    return PagePolicy(scripts=tuple(scripts), connects=(origin_of(settings.stripe_api_base),), frames=tuple(frames))
+    return PagePolicy(
+        scripts=tuple(scripts), connects=(origin_of(settings.stripe_api_base),), frames=tuple(frames), docs=docs
+    )
 
 
 class _HashCache:

@@ -90,7 +90,7 @@ def photo_picker() -> rx.Component:
         max_files=1,
         max_size=MAX_FILE_BYTES,
         disabled=TryOnState.processing | TryOnState.uploading,
-        on_drop=TryOnState.upload_photo(rx.upload_files(upload_id=UPLOAD_ID)),
+        on_drop=[TryOnState.photo_chosen, TryOnState.upload_photo(rx.upload_files(upload_id=UPLOAD_ID))],
         on_drop_rejected=lambda rejected: TryOnState.reject_photo(rejected_codes(rejected)),
         no_drag=False,
         drag_active_style={"outline": f"2px dashed {rx.color('accent', 9)}", "outline_offset": "4px"},

@@ -14,7 +14,7 @@ from reflex.experimental.client_state import ClientStateVar
 from reflex.vars.base import Var
 
 from storefront.collections import COLLECTIONS, get_collection
-from storefront.db import session_scope
+from storefront.db import read_scope, session_scope
 from storefront.page_texts import PAGE_TITLES, PRODUCT_ROUTE, page_title as titled
 from storefront.services.catalog import catalog, listing
 from storefront.services.catalog.text_search import search_text
@@ -115,8 +115,8 @@ def card_page(
     limit: int = PRODUCTS_PAGE_SIZE,
 ) -> CardPage:
     """One page of cards from the database (runs in a worker thread); the total of matches with
-    the first page only (-1 on later pages)."""
-    with session_scope() as session:
+    the first page only (-1 on later pages). One read: no transaction to open or commit."""
+    with read_scope() as session:
         page = listing.product_page(
             session,
             query=query,
@@ -165,9 +165,14 @@ class PagedCardsState(rx.State, mixin=True):
 
     The cards live in the browser (`cards`, a client-side var); the state keeps only how many are
     shown, the total and whether there is more. Subclasses say what to search (`_search`) and
-    which client var holds their cards (`_cards`); the cursor stays on the server."""
+    which client var holds their cards (`_cards`); the cursor stays on the server.
 
-    query: str = ""  # what the search box holds (lists without one leave it empty)
+    A keystroke sends the browser only what changed: its cards and, when they differ, the count,
+    the total and the flags. The typed text stays on the server (`_query`): the search box holds
+    it already, and sending it back would redraw the box and everything reading this state."""
+
+    query: str = ""  # the text the search box opens with (the address's search; lists without one leave it empty)
+    _query: str = ""  # what is searched: the search box's text as typed
     count: int = 0  # cards shown
     total: int = 0  # products matching, from a COUNT query
     has_more: bool = False
@@ -187,14 +192,23 @@ class PagedCardsState(rx.State, mixin=True):
         """What follows a new search besides its cards (nothing, unless a list says otherwise)."""
         return []
 
+    def _assign(self, **values: object) -> None:
+        """Set these vars, each only if its value changes (a var set is sent to the browser even
+        when its value is the same, and redraws what reads it)."""
+        for name, value in values.items():
+            if getattr(self, name) != value:
+                setattr(self, name, value)
+
     def _take_page(self, page: CardPage, append: bool) -> rx.event.EventSpec:
         """Take a fetched page into the state; the event that shows its cards."""
-        self.count = (self.count if append else 0) + len(page["cards"])
         self._cursor = page["next_cursor"]
-        if page["total"] >= 0:
-            self.total = page["total"]
-        self.has_more = bool(page["next_cursor"])
-        self.loading, self.failed = False, False
+        self._assign(
+            count=(self.count if append else 0) + len(page["cards"]),
+            total=page["total"] if page["total"] >= 0 else self.total,
+            has_more=bool(page["next_cursor"]),
+            loading=False,
+            failed=False,
+        )
         return show_cards(self._cards(), page["cards"], append)
 
     async def _fetch(self, append: bool) -> AsyncIterator[rx.event.EventSpec]:
@@ -223,17 +237,18 @@ class PagedCardsState(rx.State, mixin=True):
 
     @rx.event
     async def set_query(self, value: str):
-        """Every keystroke searches at once. A plain event, not a background one: the query, the
-        count and the cards travel in one message (the index answers in about a millisecond), and
-        a page that `load` or `load_more` is still fetching is dropped by the generation check."""
-        self.query = value
+        """Every keystroke searches at once. A plain event, not a background one: the cards and
+        what changed of the count travel in one round trip (the index answers in about a
+        millisecond), and a page that `load` or `load_more` is still fetching is dropped by the
+        generation check."""
+        self._query = value
         self._generation += 1
         self._cursor = ""
         try:
             page = await asyncio.to_thread(card_page, *self._search(), "", PRODUCTS_PAGE_SIZE)
         except Exception:
             log.exception("searching %s failed", type(self).__name__)
-            self.loading, self.failed = False, True
+            self._assign(loading=False, failed=True)
             return self._searched()
         return [self._take_page(page, append=False), *self._searched()]
 
@@ -259,18 +274,18 @@ class ProductsState(PagedCardsState, rx.State):
     search_key: int = 0
 
     def _search(self) -> tuple[str, str | None, bool]:
-        return self.query, None, False
+        return self._query, None, False
 
     def _cards(self) -> ClientStateVar:
         return PRODUCTS_CARDS
 
     def _searched(self) -> list[rx.event.EventSpec]:
-        return [keep_search_in_address(self.query)]
+        return [keep_search_in_address(self._query)]
 
     @rx.event(background=True)
     async def load(self):
         async with self:
-            self.query = self.router.url.query_parameters.get(SEARCH_PARAM, "")
+            self.query = self._query = self.router.url.query_parameters.get(SEARCH_PARAM, "")
             self.search_key += 1
         async for event in self._fetch(append=False):
             yield event
@@ -322,7 +337,7 @@ class CollectionsTabsState(PagedCardsState, rx.State):
     tab: str = COLLECTIONS[0].key
 
     def _search(self) -> tuple[str, str | None, bool]:
-        return self.query, self.tab, True
+        return self._query, self.tab, True
 
     def _cards(self) -> ClientStateVar:
         return COLLECTION_TAB_CARDS
@@ -330,7 +345,7 @@ class CollectionsTabsState(PagedCardsState, rx.State):
     @rx.event
     def select_tab(self, key: str):
         if get_collection(key) is not None:
-            self.tab, self.query, self.count = key, "", 0
+            self.tab, self.query, self._query, self.count = key, "", "", 0
         return CollectionsTabsState.load
 
     @rx.event(background=True)

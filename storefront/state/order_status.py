@@ -27,7 +27,7 @@ from storefront.services.platform.errors import (
     ValidationError,
 )
 from storefront.services.platform.money import dollars_to_cents, format_usd
-from storefront.wiring import link_signer, session_factory
+from storefront.wiring import order_emails, session_factory
 
 log = logging.getLogger(__name__)
 
@@ -149,7 +149,7 @@ def _view_by_token(number: str, token: str) -> dict[str, Any]:
 
 def _view_by_link(number: str, key: str) -> dict[str, Any]:
     with db.session_scope() as session:
-        return order_lookup.order_view_by_link(session, number, key, link_signer(get_settings()))
+        return order_lookup.order_view_by_link(session, number, key, order_emails(get_settings()))
 
 
 def _lookup(client: str, number: str, email: str) -> dict[str, Any]:

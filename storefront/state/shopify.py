@@ -116,7 +116,7 @@ def _health() -> StoreHealth:
 
 
 def _collection_id(value: str) -> int | None:
-    return int(value) if value.isdigit() else None
+    return int(value) if value.isascii() and value.isdigit() else None
 
 
 class StoreListState(rx.State):
@@ -337,7 +337,7 @@ class StoreProductState(rx.State):
             raw_id = str(getattr(self, "product_id", "") or "")
             self.loading, self.not_found, self.failed = True, False, False
             self.selected_variant, self.quantity = "", 1
-        if not raw_id.isdigit():
+        if not (raw_id.isascii() and raw_id.isdigit()):
             async with self:
                 self.loading, self.not_found, self.shown_id = False, True, ""
             return

@@ -55,9 +55,15 @@ def _garment(product_id: str) -> bytes:
 
 
 def _count(client: str) -> None:
-    """Count a photo upload or try-on against the client's address, with `POST /api/try-on`'s;
-    TooManyRequestsError (the API's own text) past the limit."""
+    """Count a try-on against the client's address, with `POST /api/try-on`'s and the photo uploads'
+    (counted by the upload gate); TooManyRequestsError (the API's own text) past the limit."""
     throttle.tryon_limiter(wiring.session_factory(db.get_engine())).check(throttle.tryon_key(client))
+
+
+def _spent(client: str) -> bool:
+    """Whether the client's try-ons are used up for this minute, counting nothing (the upload
+    gate counts the photo upload itself, before its body is read: storefront/body_limit.py)."""
+    return throttle.spent(throttle.tryon_limiter(wiring.session_factory(db.get_engine())), client)
 
 
 def _try_on(photo_url: str, product_id: str) -> str:
@@ -141,15 +147,21 @@ class TryOnState(rx.State):
             self.error = ""
 
     @rx.event
+    async def photo_chosen(self):
+        """Sent just before the photo's upload: an address whose try-ons are used up is told so
+        here, because the upload gate's refusal (429, before the body is read) reaches no handler."""
+        if await asyncio.to_thread(_spent, self.router.session.client_ip):
+            self.error = throttle.TOO_MANY_TRY_ONS
+
+    @rx.event
     async def upload_photo(self, files: list[rx.UploadFile]):
-        """The photo chosen or dropped: checked, made small and shown; the last result is cleared."""
+        """The photo chosen or dropped (already counted by the upload gate): checked, made small
+        and shown; the last result is cleared."""
         if not files or self.processing:
             return
         self.uploading, self.error = True, ""
         yield
         try:
-            # Counted before the photo is read: each upload is decoded.
-            await asyncio.to_thread(_count, self.router.session.client_ip)
             # Never more than one byte past the limit: a larger file is refused without being read whole.
             data = await files[0].read(MAX_IMAGE_BYTES + 1)
             photo = await asyncio.to_thread(fitting.prepare_photo, data)

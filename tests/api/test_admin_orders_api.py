@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import csv
+import html
 import io
+import re
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from fastapi.testclient import TestClient
@@ -13,9 +16,11 @@ from sqlmodel import Session, select, update
 
 from storefront.api.app import create_api
 from storefront.config import Settings
-from storefront.models import Order
+from storefront.models import MailMessage, Order
 from storefront.services.admin.admin_orders import CSV_HEADER, NO_ATTENTION, NOT_PAID
+from storefront.services.orders import order_lookup
 from storefront.services.payments.gateway import TestPaymentGateway
+from storefront.services.platform.errors import NotFoundError
 from tests.ordering import GOOD_CARD, order_payload, pick, seed_demo
 from tests.api.staff import as_owner, owner_headers
 
@@ -172,3 +177,20 @@ def test_cancelling_an_unpaid_order_keeps_it_from_being_paid(client: TestClient,
                        json={"paymentId": "pay_late", "cardData": GOOD_CARD}, headers={"X-Order-Token": token})
     assert paid.status_code == 409
     assert client.post(f"/api/orders/{number}/refund", headers=admin).status_code == 409
+
+
+def test_staff_revoke_the_links_of_an_orders_emails(client: TestClient, engine: Engine, admin: dict) -> None:
+    number = _place(client, engine, "links", pay=True)
+    emails = client.app.state.services.emails  # type: ignore[attr-defined]
+    with Session(engine) as session:
+        [mail] = session.exec(select(MailMessage)).all()
+        link = html.unescape(re.search(r'href="([^"]*/order-status\?[^"]*)"', mail.html_body)[1])  # type: ignore[index]
+        key = parse_qs(urlsplit(link).query)["key"][0]
+        assert order_lookup.order_view_by_link(session, number, key, emails)["orderNumber"] == number
+    assert client.post(f"/api/orders/{number}/revoke-links").status_code == 401
+    assert client.post("/api/orders/SF-999999/revoke-links", headers=admin).status_code == 404
+    answer = client.post(f"/api/orders/{number}/revoke-links", headers=admin)
+    assert answer.status_code == 200 and answer.json()["success"] is True
+    assert [line["label"] for line in answer.json()["order"]["history"]][-1] == "Email links revoked"
+    with Session(engine) as session, pytest.raises(NotFoundError):
+        order_lookup.order_view_by_link(session, number, key, emails)

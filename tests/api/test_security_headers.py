@@ -43,7 +43,7 @@ PRODUCTION = {
     "STORE_ENV": "production", "PRINTIFY_API_TOKEN": "token", "ADMIN_PASSWORD": "a long secret",
     "PRINTIFY_WEBHOOK_SECRET": "whsec", "STRIPE_SECRET_KEY": "sk_live_abc", "STRIPE_PUBLISHABLE_KEY": "pk_live_abc",
     "STRIPE_WEBHOOK_SECRET": "whsec_abc", "ALLOWED_ORIGINS": "https://shop.example",
-    "SECRET_KEY": "a long random secret",
+    "SECRET_KEY": "a long random secret, long enough to sign links",
 }
 STRIPE_NAMES = ("STRIPE_SECRET_KEY", "STRIPE_PUBLISHABLE_KEY", "STRIPE_WEBHOOK_SECRET", "STRIPE_API_BASE", "STRIPE_JS_URL")
 
@@ -68,7 +68,7 @@ def api_client(engine: Engine) -> TestClient:
     return TestClient(create_api(Settings(), engine=engine, gateway=TestPaymentGateway()))
 
 
-def every_kind_of_answer(client: TestClient) -> dict[str, object]:
+def every_kind_of_answer(client: TestClient, docs: int = 200) -> dict[str, object]:
     answers = {
         "json": client.get("/api/events"),
         "refusal": client.get("/api/orders"),
@@ -80,7 +80,7 @@ def every_kind_of_answer(client: TestClient) -> dict[str, object]:
     }
     assert {name: answer.status_code for name, answer in answers.items()} == {
         "json": 200, "refusal": 401, "invalid": 422, "unknown path": 404, "too large": 413, "openapi": 200,
-        "docs page": 200,
+        "docs page": docs,
     }
     return answers
 
@@ -101,8 +101,23 @@ def test_every_answer_refuses_framing_sniffing_and_full_referrers(engine: Engine
 def test_hsts_only_in_production(engine: Engine, environment: pytest.MonkeyPatch) -> None:
     for name, value in PRODUCTION.items():
         environment.setenv(name, value)
-    answers = every_kind_of_answer(api_client(engine))
+    answers = every_kind_of_answer(api_client(engine), docs=404)
     assert {answer.headers.get("strict-transport-security") for answer in answers.values()} == {HSTS}  # type: ignore[attr-defined]
+
+
+def test_production_serves_no_docs_page_and_no_policy_names_its_cdn(
+    engine: Engine, environment: pytest.MonkeyPatch
+) -> None:
+    for name, value in PRODUCTION.items():
+        environment.setenv(name, value)
+    client = api_client(engine)
+    for path in ("/api/docs", "/api/docs/oauth2-redirect"):
+        answer = client.get(path)
+        assert answer.status_code == 404, path
+        assert answer.headers["content-security-policy"] == STRICT_POLICY, path
+    assert client.get("/api/openapi.json").status_code == 200  # the schema itself holds no secret
+    policy = page_policy(Settings())
+    assert "cdn.jsdelivr.net" not in policy.header((), path="/api/docs")
 
 
 def test_the_docs_page_may_load_swagger_from_its_cdn_and_its_own_inline_script(

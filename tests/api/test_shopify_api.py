@@ -18,6 +18,7 @@ from storefront.services.shopify.throttle import STORE_REQUESTS_PER_MINUTE, TOO_
 from storefront.config import Settings
 from storefront.services.shopify.catalogue import (
     COLLECTIONS_FAILED,
+    INVALID_CURSOR,
     PRODUCT_NOT_FOUND,
     PRODUCTS_FAILED,
     StoreCollection,
@@ -150,7 +151,8 @@ def test_limit_must_be_between_1_and_250(client: TestClient, limit: object) -> N
 
 
 def test_a_bad_cursor_is_refused(client: TestClient) -> None:
-    assert client.get("/api/shopify/products", params={"cursor": "nope!"}).status_code == 422
+    answer = client.get("/api/shopify/products", params={"cursor": "nope!"})
+    assert (answer.status_code, answer.json()["error"]) == (422, INVALID_CURSOR)
 
 
 def test_one_product(client: TestClient) -> None:
@@ -297,3 +299,18 @@ def test_the_status_route_answers_connected_on_the_admin_fallback_and_error_for_
         else:
             assert len(listed.json()["products"]) == 5
     assert {r.api for r in fake_store.requests} == {"admin", "storefront"}
+
+
+def test_a_cursor_shopify_refuses_is_the_clients_422_in_our_words(
+    settings: Settings, engine: Engine, fake_store: FakeShopifyServer
+) -> None:
+    with TestClient(_store_api(settings, engine, fake_store)) as client:
+        first = client.get("/api/shopify/products", params={"limit": 2}).json()
+        collection = client.get("/api/shopify/collections").json()["collections"][0]["id"]
+        for params in ({"cursor": "abc"}, {"cursor": "abc", "collection_id": collection}):
+            answer = client.get("/api/shopify/products", params=params)
+            assert answer.status_code == 422, (params, answer.text)
+            assert answer.json() == {"error": INVALID_CURSOR, "details": {"cursor": INVALID_CURSOR}}
+            assert "pagination" not in answer.text  # Shopify's own text stays out
+        following = client.get("/api/shopify/products", params={"limit": 2, "cursor": first["nextCursor"]})
+    assert following.status_code == 200 and following.json()["products"][0]["id"] != first["products"][0]["id"]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import html
 import re
+from urllib.parse import urlsplit
 
 from playwright.sync_api import Page, expect
 from sqlalchemy import create_engine, text
 
+from storefront.state.order_status import LINK_INVALID
 from tests.e2e import test_shopping as shopping
 from tests.e2e.admin import open_tab, sign_in
 from tests.e2e.conftest import StoreServer
@@ -236,3 +239,36 @@ def test_the_dialog_lists_the_emails_and_resend_confirmation_queues_one_per_clic
     dialog.get_by_test_id("resend-confirmation").click()
     expect(dialog.get_by_test_id("email-line")).to_have_count(3)
     assert _confirmations(store, number) == 3
+
+
+def _order_link(store: StoreServer, number: str) -> str:
+    """The order page's address in the order's confirmation email, on this store."""
+    engine = create_engine(store.db_url)
+    try:
+        with engine.connect() as connection:
+            html_body = connection.execute(
+                text("SELECT m.html_body FROM mail_message m JOIN orders o ON o.id = m.order_id"
+                     " WHERE o.number = :n AND m.kind = 'order-confirmed'"),
+                {"n": number},
+            ).scalar_one()
+    finally:
+        engine.dispose()
+    link = html.unescape(re.search(r'href="([^"]*/order-status\?[^"]*)"', html_body)[1])  # type: ignore[index]
+    parts = urlsplit(link)
+    return f"{store.url}{parts.path}?{parts.query}"
+
+
+def test_revoke_email_links_leaves_the_emails_link_opening_nothing(page: Page, store: StoreServer) -> None:
+    number, _ = _place_paid_order(page, store)
+    link = _order_link(store, number)
+    page.goto(link)
+    expect(page.get_by_test_id("order-number")).to_have_text(f"Order {number}")
+    sign_in(page)
+    open_tab(page, "Orders")
+    _, dialog = _open_detail(page, number)
+    dialog.get_by_test_id("revoke-links").click()
+    expect(_toast(page, "Links Revoked")).to_be_visible()
+    expect(dialog.get_by_test_id("history-label").last).to_have_text("Email links revoked")
+    assert _history_actions(store, number)[-1] == "links_revoked"
+    page.goto(link)
+    expect(page.get_by_test_id("link-error")).to_have_text(LINK_INVALID)

@@ -158,7 +158,7 @@ def _production(monkeypatch: pytest.MonkeyPatch, **stripe: str) -> None:
     monkeypatch.setenv("ADMIN_PASSWORD", "a long secret")
     monkeypatch.setenv("PRINTIFY_WEBHOOK_SECRET", "whsec")
     monkeypatch.setenv("ALLOWED_ORIGINS", "https://shop.example")
-    monkeypatch.setenv("SECRET_KEY", "a long random secret")
+    monkeypatch.setenv("SECRET_KEY", "a long random secret, long enough to sign links")
     for name in STRIPE_NAMES:
         monkeypatch.delenv(name, raising=False)
     for name, value in stripe.items():
@@ -246,6 +246,42 @@ def test_production_needs_a_secret_key_for_the_email_links(monkeypatch: pytest.M
         Settings()
 
 
+@pytest.mark.parametrize(
+    ("name", "value", "refusal"),
+    [
+        ("ADMIN_PASSWORD", "a", "needs an ADMIN_PASSWORD of at least 12 characters \\(it has 1\\)"),
+        ("ADMIN_PASSWORD", "elevenchars", "needs an ADMIN_PASSWORD of at least 12 characters"),
+        ("SECRET_KEY", "x", "needs a SECRET_KEY of at least 32 characters \\(it has 1\\)"),
+        ("SECRET_KEY", "s" * 31, "needs a SECRET_KEY of at least 32 characters"),
+        ("TRUSTED_PROXIES", "*", "refuses TRUSTED_PROXIES=\\*"),
+        ("TRUSTED_PROXIES", "10.0.0.1,*", "refuses TRUSTED_PROXIES=\\*"),
+        ("ALLOWED_ORIGINS", "http://shop.example", "needs https:// origins in ALLOWED_ORIGINS, got 'http://shop.example'"),
+        ("ALLOWED_ORIGINS", "https://shop.example,http://10.0.0.5:3000", "got 'http://10.0.0.5:3000'"),
+    ],
+)
+def test_production_refuses_each_weak_setting_with_its_own_message(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str, refusal: str
+) -> None:
+    _production(monkeypatch, **LIVE_STRIPE)
+    monkeypatch.setenv(name, value)
+    with pytest.raises(SettingsError, match=refusal):
+        Settings()
+
+
+def test_production_takes_named_proxies_and_http_on_this_machine_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    _production(monkeypatch, **LIVE_STRIPE)
+    monkeypatch.setenv("TRUSTED_PROXIES", "10.0.0.0/8,::1")
+    monkeypatch.setenv("ALLOWED_ORIGINS", "https://shop.example,http://localhost:3000,http://127.0.0.1:3000,http://[::1]:3000")
+    settings = Settings()
+    assert settings.trusted_proxies == "10.0.0.0/8,::1" and len(settings.allowed_origin_list) == 4
+    monkeypatch.setenv("STORE_ENV", "development")
+    monkeypatch.setenv("TRUSTED_PROXIES", "*")
+    monkeypatch.setenv("ALLOWED_ORIGINS", "http://shop.example")
+    monkeypatch.setenv("ADMIN_PASSWORD", "a")
+    monkeypatch.setenv("SECRET_KEY", "x")
+    assert Settings().trusted_proxies == "*"  # development keeps taking them
+
+
 def test_email_links_use_the_first_allowed_origin_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ALLOWED_ORIGINS", "https://shop.example,https://www.shop.example")
     monkeypatch.delenv("PUBLIC_URL", raising=False)
@@ -254,4 +290,14 @@ def test_email_links_use_the_first_allowed_origin_unless_told(monkeypatch: pytes
     assert Settings().public_url == "https://www.shop.example"
     monkeypatch.setenv("SMTP_URL", "http://mail.example")
     with pytest.raises(SettingsError, match="SMTP_URL"):
+        Settings()
+
+
+def test_order_links_open_for_a_year_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ORDER_LINK_DAYS", raising=False)
+    assert Settings().order_link_days == 365
+    monkeypatch.setenv("ORDER_LINK_DAYS", "30")
+    assert Settings().order_link_days == 30
+    monkeypatch.setenv("ORDER_LINK_DAYS", "0")
+    with pytest.raises(SettingsError, match="ORDER_LINK_DAYS"):
         Settings()

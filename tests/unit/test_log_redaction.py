@@ -86,3 +86,14 @@ def test_installing_twice_keeps_one_mask() -> None:
     factory = logging.getLogRecordFactory()
     log_redaction.install()
     assert logging.getLogRecordFactory() is factory
+
+
+def test_long_names_are_kept_whole_and_a_key_ending_one_is_still_masked() -> None:
+    # Reflex's lock warning names the tab's state token (120 characters of name); it says nothing secret.
+    warning = (
+        "Lock for token 5e3be2d1-6c07-4590-b879-8986a297fb84_reflex___state____state.storefront___state___"
+        "catalog____products_state was held too long time_taken=1.2s"
+    )
+    assert redact(warning) == warning
+    masked = redact(f"{'x_' * 500}session_token={ADMIN_TOKEN} kept")
+    assert ADMIN_TOKEN not in masked and masked.endswith("session_token='[redacted]' kept")

@@ -146,6 +146,13 @@ def test_a_signed_link_opens_what_it_was_signed_for_only() -> None:
         assert not signer.verify("order", "SF-000001", junk, clock())
 
 
+@pytest.mark.parametrize("expiry", ["²", "١٢٣", "0²", "１"])
+def test_a_key_with_unicode_digits_is_refused_not_raised(expiry: str) -> None:
+    signer = LinkSigner(b"a long secret")
+    digest = signer.sign("order", "SF-000001").partition(".")[2]
+    assert not signer.verify("order", "SF-000001", f"{expiry}.{digest}", FakeClock()())
+
+
 def test_the_kept_secret_key_is_made_once_and_readable_by_its_owner_only(tmp_path: Path) -> None:
     first = store_secret_key("", tmp_path)
     assert store_secret_key("", tmp_path) == first and len(first) >= 48

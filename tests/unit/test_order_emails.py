@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -16,7 +17,7 @@ from sqlmodel import Session, col, select
 from storefront.models import MailMessage, Order
 from storefront.services.admin import admin_orders
 from storefront.services.mail.mailers import SmtpMailer
-from storefront.services.mail.outbox import MailOutbox
+from storefront.services.mail.outbox import Mail, MailOutbox, queue_mail
 from storefront.services.orders import order_emails, order_lookup
 from storefront.services.orders.checkout import PlacedOrder, place_order
 from storefront.services.orders.order_cancellation import OrderCancellations
@@ -134,28 +135,81 @@ def test_the_confirmation_delivered_over_smtp_shows_the_order_and_a_link_that_op
     query = {name: values[0] for name, values in parse_qs(parts.query).items()}
     assert query["order"] == order.number
     with Session(engine) as session:
-        view = order_lookup.order_view_by_link(session, query["order"], query["key"], EMAILS.signer)
+        view = order_lookup.order_view_by_link(session, query["order"], query["key"], EMAILS)
     assert view["orderNumber"] == order.number and view["items"][0]["name"] == line_name
     with Session(engine) as session:
         sent = session.exec(select(MailMessage)).one()
     assert sent.sent_at is not None and sent.attempts == 0
 
 
+def _key(link: str) -> str:
+    return parse_qs(urlsplit(link).query)["key"][0]
+
+
 def test_a_forged_or_another_orders_key_opens_nothing(engine: Engine, provider: DemoPrintProvider) -> None:
     first, second = _place(engine, "one"), _place(engine, "two")
-    first_key = parse_qs(urlsplit(EMAILS.order_link(first.order.number)).query)["key"][0]
-    other_signer = LinkSigner(b"another-store")
+    first_key = _key(EMAILS.order_link(first.order))
+    other_store = OrderEmails(PUBLIC_URL, LinkSigner(b"another-store"))
     with Session(engine) as session:
-        assert order_lookup.order_view_by_link(session, first.order.number, first_key, EMAILS.signer)["orderNumber"] == first.order.number
-        for number, key, signer in [
-            (second.order.number, first_key, EMAILS.signer),  # another order's key
-            (first.order.number, first_key[:-2] + "xx", EMAILS.signer),  # tampered
-            (first.order.number, "", EMAILS.signer),
-            (first.order.number, first_key, other_signer),  # signed by another key
-            ("SF-999999", EMAILS.signer.sign(order_emails.LINK_PURPOSE, "SF-999999"), EMAILS.signer),  # no such order
+        assert order_lookup.order_view_by_link(session, first.order.number, first_key, EMAILS)["orderNumber"] == first.order.number
+        for number, key, emails in [
+            (second.order.number, first_key, EMAILS),  # another order's key
+            (first.order.number, first_key[:-2] + "xx", EMAILS),  # tampered
+            (first.order.number, "", EMAILS),
+            (first.order.number, "²." + first_key.partition(".")[2], EMAILS),  # a Unicode digit
+            (first.order.number, first_key, other_store),  # signed by another key
+            ("SF-999999", EMAILS.signer.sign(order_emails.LINK_PURPOSE, "SF-999999"), EMAILS),  # no such order
         ]:
             with pytest.raises(NotFoundError):
-                order_lookup.order_view_by_link(session, number, key, signer)
+                order_lookup.order_view_by_link(session, number, key, emails)
+
+
+def test_a_link_opens_the_order_for_its_lifetime_only(engine: Engine, provider: DemoPrintProvider) -> None:
+    clock = FakeClock()
+    emails = OrderEmails(PUBLIC_URL, EMAILS.signer, link_lifetime=timedelta(days=365), clock=clock)
+    placed = _place(engine)
+    key = _key(emails.order_link(placed.order))
+    with Session(engine) as session:
+        opened = order_lookup.order_view_by_link(session, placed.order.number, key, emails, clock() + timedelta(days=364))
+        assert opened["orderNumber"] == placed.order.number
+        with pytest.raises(NotFoundError):
+            order_lookup.order_view_by_link(session, placed.order.number, key, emails, clock() + timedelta(days=366))
+
+
+def test_a_link_sent_before_links_expired_opens_until_a_year_after_the_orders_last_email(
+    engine: Engine, provider: DemoPrintProvider
+) -> None:
+    placed = _place(engine)
+    old_key = EMAILS.signer.sign(order_emails.LINK_PURPOSE, placed.order.number)  # as every link was signed before
+    assert old_key.startswith("0.")
+    last_email = placed.order.created_at + timedelta(days=40)
+    with Session(engine) as session:
+        queue_mail(session, Mail("order-shipped", "ann@example.com", "Shipped", "text", "<p>html</p>",
+                                 f"order-{placed.order.number}-shipped", placed.order.id), now=last_email)
+        session.commit()
+        number = placed.order.number
+        assert order_lookup.order_view_by_link(session, number, old_key, EMAILS, last_email + timedelta(days=364))
+        with pytest.raises(NotFoundError):
+            order_lookup.order_view_by_link(session, number, old_key, EMAILS, last_email + timedelta(days=366))
+
+
+def test_revoked_links_open_nothing_and_later_emails_carry_new_ones(engine: Engine, provider: DemoPrintProvider) -> None:
+    placed = _place(engine)
+    number = placed.order.number
+    sent = [_key(EMAILS.order_link(placed.order)), EMAILS.signer.sign(order_emails.LINK_PURPOSE, number)]
+    with Session(engine) as session:
+        for key in sent:
+            assert order_lookup.order_view_by_link(session, number, key, EMAILS)["orderNumber"] == number
+        admin_orders.revoke_links(session, number, "owner")
+    with Session(engine) as session:
+        for key in sent:
+            with pytest.raises(NotFoundError):
+                order_lookup.order_view_by_link(session, number, key, EMAILS)
+        order = session.exec(select(Order).where(col(Order.number) == number)).one()
+        assert order.link_generation == 1
+        assert order_lookup.order_view_by_link(session, number, _key(EMAILS.order_link(order)), EMAILS)
+        history = admin_orders.order_detail(session, number)["history"]
+        assert [(line["actor"], line["label"]) for line in history] == [("owner", "Email links revoked")]
 
 
 def test_a_customer_name_with_markup_is_escaped_in_the_html_part(engine: Engine, provider: DemoPrintProvider) -> None:

@@ -21,6 +21,7 @@ from storefront.services.shopify import ids
 from storefront.services.shopify.catalogue import (
     CHECKOUT_FAILED,
     COLLECTIONS_FAILED,
+    INVALID_CURSOR,
     PRODUCT_FAILED,
     PRODUCT_NOT_FOUND,
     PRODUCTS_FAILED,
@@ -299,11 +300,10 @@ def test_limit_is_clamped_to_1_and_250(fake, timeline) -> None:
     assert [r.variables["first"] for r in fake.requests] == [1, 250]
 
 
-def test_an_invalid_cursor_is_store_unavailable_from_shopifys_errors(fake, timeline) -> None:
-    with pytest.raises(StoreUnavailable) as caught:
+def test_a_cursor_shopify_refuses_is_a_validation_error_in_our_words(fake, timeline) -> None:
+    with pytest.raises(ValidationError) as caught:
         run(fake, timeline, lambda c: c.products(cursor="not-a-cursor"))
-    assert caught.value.message == PRODUCTS_FAILED
-    assert caught.value.details["status"] == 200 and caught.value.details["errors"]
+    assert caught.value.message == INVALID_CURSOR and caught.value.field_errors == {"cursor": INVALID_CURSOR}
 
 
 # ------------------------------------------------------------------ collections

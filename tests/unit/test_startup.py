@@ -53,7 +53,7 @@ def test_a_staging_store_on_stripe_test_keys_says_so_at_every_start(
         "STORE_ENV": "production", "ADMIN_PASSWORD": "a long secret", "PRINTIFY_API_TOKEN": "token",
         "PRINTIFY_WEBHOOK_SECRET": "whsec", "STRIPE_SECRET_KEY": "sk_test_abc", "STRIPE_PUBLISHABLE_KEY": "pk_test_abc",
         "STRIPE_WEBHOOK_SECRET": "whsec_abc", "ALLOW_TEST_PAYMENTS": "1", "ALLOWED_ORIGINS": "https://shop.example",
-        "SECRET_KEY": "a long random secret",
+        "SECRET_KEY": "a long random secret, long enough to sign links",
     }
     for name, value in env.items():
         monkeypatch.setenv(name, value)
@@ -87,3 +87,17 @@ def test_the_store_refuses_to_start_in_production_on_the_test_gateway_and_names_
                              capture_output=True, text=True, timeout=120)
     assert started.returncode != 0
     assert "STORE_ENV=production needs STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET" in started.stderr
+
+
+def test_the_started_app_is_left_out_of_garbage_collection_and_put_back_at_shutdown() -> None:
+    import gc
+
+    before = gc.get_threshold()
+
+    async def run() -> tuple[int, tuple[int, int, int]]:
+        async with store.settled_heap():
+            return gc.get_freeze_count(), gc.get_threshold()
+
+    frozen, threshold = asyncio.run(run())
+    assert frozen > 0 and threshold[0] == store.GC_YOUNG_THRESHOLD
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0

@@ -1,6 +1,8 @@
 """The try-on page's photo uploads and try-ons count against the same per-address limit as
 `POST /api/try-on`, on SQLite and PostgreSQL: the page's handlers are driven as Reflex runs them
-(a state whose router names the client's address), the API over HTTP, both on the real clock."""
+(a state whose router names the client's address), the API and the upload gate in front of
+Reflex's /_upload (which counts a photo upload before its body is read) over HTTP, all on the
+real clock."""
 
 from __future__ import annotations
 
@@ -23,7 +25,11 @@ from storefront.config import Settings
 from storefront.services.media.images import IMAGE_UNREADABLE
 from storefront.services.tryon.data_urls import image_data_url
 from storefront.services.tryon.throttle import TOO_MANY_TRY_ONS, TRY_ONS_PER_MINUTE
+from storefront.body_limit import upload_path
 from storefront.state.tryon import TryOnState
+from storefront.state.upload_handlers import upload_handlers
+
+PHOTO_HANDLER = next(name for name, kind in upload_handlers().items() if kind == "photo")
 
 
 @pytest.fixture
@@ -36,7 +42,7 @@ def page_database(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> Engine:
 @pytest.fixture
 def api(page_database: Engine, tmp_path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], TestClient]]:
     monkeypatch.setenv("DATA_DIR", str(tmp_path))
-    app = create_api(Settings(), engine=page_database)  # the real clock, like the page's
+    app = create_api(Settings(), engine=page_database, upload_handlers=upload_handlers())  # the real clock
     clients: list[TestClient] = []
 
     def client_from(address: str) -> TestClient:
@@ -65,6 +71,18 @@ def upload(state: TryOnState, data: bytes) -> None:
     asyncio.run(run())
 
 
+def photo_chosen(state: TryOnState) -> None:
+    """The event the page sends just before a photo's upload."""
+    asyncio.run(TryOnState.photo_chosen.fn(state))
+
+
+def gate_upload(client: TestClient) -> int:
+    """A photo upload to Reflex's /_upload, as the page sends it; its status at the gate (no Reflex
+    stands behind it here, so one the gate lets through answers 404)."""
+    headers = {"Reflex-Client-Token": "token", "Reflex-Event-Handler": PHOTO_HANDLER}
+    return client.post(upload_path(), headers=headers, files={"files": ("photo.jpg", b"not an image")}).status_code
+
+
 def try_on(state: TryOnState) -> None:
     """The page's Try It On event (a background event; a plain state is its own lock)."""
     asyncio.run(TryOnState.try_on.fn(state))
@@ -89,26 +107,44 @@ def in_one_minute(scenario: Callable[[str], None]) -> None:
 
 
 def test_the_21st_photo_upload_or_try_on_in_a_minute_is_refused_on_the_page_with_the_apis_text(
-    page_database: Engine,
+    api: Callable[[str], TestClient],
 ) -> None:
     def scenario(address: str) -> None:
-        page = with_photo(page_from(address))
+        page, client = with_photo(page_from(address)), api(address)
         errors = []
         for n in range(TRY_ONS_PER_MINUTE):
             if n % 2:
-                upload(page, b"not an image")  # counted, then refused for what it is
+                photo_chosen(page)
+                errors.append(page.error)
+                assert gate_upload(client) == 404  # counted by the gate, then handed on
             else:
                 try_on(page)  # counted, then refused: the item is not on offer
-            errors.append(page.error)
+                errors.append(page.error)
             with_photo(page)
-        assert TOO_MANY_TRY_ONS not in errors and IMAGE_UNREADABLE in errors
-        upload(page, b"not an image")
+        assert TOO_MANY_TRY_ONS not in errors
+        photo_chosen(page)
         assert page.error == TOO_MANY_TRY_ONS
+        assert gate_upload(client) == 429
         try_on(with_photo(page))
         assert page.error == TOO_MANY_TRY_ONS and not page.processing and not page.uploading
         other = page_from("198.51.100.7")  # another shopper is not held back
-        upload(other, b"not an image")
-        assert other.error == IMAGE_UNREADABLE
+        photo_chosen(other)
+        assert other.error == ""
+        assert gate_upload(api("198.51.100.7")) == 404
+
+    in_one_minute(scenario)
+
+
+def test_the_upload_handler_counts_nothing_itself(page_database: Engine) -> None:
+    """The gate counted the upload before its body was read; the handler only reads the photo."""
+    def scenario(address: str) -> None:
+        page = page_from(address)
+        for _ in range(TRY_ONS_PER_MINUTE + 1):
+            upload(page, b"not an image")
+            assert page.error == IMAGE_UNREADABLE
+        page.error = ""
+        photo_chosen(page)
+        assert page.error == ""  # nothing used up
 
     in_one_minute(scenario)
 
@@ -117,11 +153,13 @@ def test_the_page_and_the_api_share_one_count(api: Callable[[str], TestClient]) 
     body = {"userPhoto": "not a data url", "selectedItem": "not one either"}  # counted, then refused
 
     def scenario(address: str) -> None:
-        page = with_photo(page_from(address))
+        page, client = with_photo(page_from(address)), api(address)
         for n in range(10):
-            upload(page, b"not an image") if n % 2 else try_on(with_photo(page))
-            assert page.error != TOO_MANY_TRY_ONS
-        client = api(address)
+            if n % 2:
+                assert gate_upload(client) == 404
+            else:
+                try_on(with_photo(page))
+                assert page.error != TOO_MANY_TRY_ONS
         statuses = [client.post(TRY_ON, json=body).status_code for _ in range(TRY_ONS_PER_MINUTE - 10 + 1)]
         assert statuses == [422] * (TRY_ONS_PER_MINUTE - 10) + [429]
         refused = client.post(TRY_ON, json=body)

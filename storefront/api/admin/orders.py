@@ -1,5 +1,5 @@
 """Admin routes (spec section 7): the order book, its CSV export, retrying a refused order, refunds,
-cancellations and resending an order's confirmation email.
+cancellations, resending an order's confirmation email and revoking the links of its emails.
 
 GET /api/orders/{id}/status lives with the shopper's order routes (storefront/api/orders.py).
 """
@@ -12,7 +12,13 @@ from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from sqlmodel import Session
 
 from storefront.api.admin.session import ADMIN_ERRORS, ADMIN_ONLY, require_admin
-from storefront.api.admin.orders_schemas import CancellationAnswer, OrderPage, ResendAnswer, RetryAnswer
+from storefront.api.admin.orders_schemas import (
+    CancellationAnswer,
+    OrderPage,
+    ResendAnswer,
+    RetryAnswer,
+    RevokeLinksAnswer,
+)
 from storefront.api.sessions import SessionRoute, get_session
 from storefront.api.schemas import errors
 from storefront.services.admin import admin_orders
@@ -87,3 +93,13 @@ def resend_confirmation(
     """Queue the paid order's confirmation email once more (409 for an order never paid)."""
     queued = admin_orders.resend_confirmation(session, order_id, idempotency_key, request.app.state.services.emails)
     return {"success": True, "queued": queued, "order": admin_orders.order_detail(session, order_id)}
+
+
+@router.post("/api/orders/{order_id}/revoke-links", response_model=RevokeLinksAnswer, responses=errors(404))
+def revoke_links(
+    order_id: str, admin: SignedIn = Depends(require_admin), session: Session = Depends(get_session)
+) -> dict[str, Any]:
+    """Every link to the order sent in its emails so far opens nothing any more (emails sent later
+    carry new links); the order's history names who did it."""
+    admin_orders.revoke_links(session, order_id, admin.username)
+    return {"success": True, "order": admin_orders.order_detail(session, order_id)}

@@ -54,6 +54,11 @@ class CancellationAnswer(_Open):
     message: str = Field("", description="What became of the print order (already printing, cancelled, ...)")
 
 
+class RevokeLinksAnswer(_Open):
+    success: bool
+    order: AdminOrder
+
+
 class ResendAnswer(_Open):
     success: bool
     #: False when this Idempotency-Key was used before (nothing more was queued).

@@ -410,7 +410,8 @@ def action_confirmation() -> rx.Component:
 
 
 def order_actions() -> rx.Component:
-    """Refund (a paid order) and Cancel order (neither cancelled nor refunded), once it is loaded."""
+    """Resend confirmation (a paid order), Revoke email links, Refund (a paid order) and Cancel order
+    (neither cancelled nor refunded), once it is loaded."""
     detail = OrdersState.detail
     return rx.cond(
         OrdersState.detail_loading,
@@ -426,6 +427,15 @@ def order_actions() -> rx.Component:
                     on_click=OrdersState.resend_confirmation,
                     data_testid="resend-confirmation",
                 ),
+            ),
+            rx.button(
+                rx.icon("link-2-off", size=14),
+                "Revoke email links",
+                variant="soft",
+                color_scheme="gray",
+                disabled=OrdersState.revoking,
+                on_click=OrdersState.revoke_links,
+                data_testid="revoke-links",
             ),
             rx.cond(
                 detail["refundable"],

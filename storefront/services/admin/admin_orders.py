@@ -80,7 +80,7 @@ def _cursor_id(cursor: str | None) -> int | None:
     """The order id a cursor points after; ValidationError for anything we did not hand out."""
     if cursor is None or cursor == "":
         return None
-    if not cursor.isdigit() or len(cursor) > 18:
+    if not (cursor.isascii() and cursor.isdigit()) or len(cursor) > 18:
         raise ValidationError(INVALID_CURSOR, {"cursor": INVALID_CURSOR})
     return int(cursor)
 
@@ -227,6 +227,19 @@ def resend_confirmation(session: Session, number: str, click_id: object, emails:
     queued = emails.resend_confirmation(session, order, click)
     session.commit()
     return queued
+
+
+def revoke_links(session: Session, number: str, actor: str, now: datetime | None = None) -> None:
+    """Staff revoke the links in the order's emails: none sent so far opens it any more, and the
+    emails sent from now on carry new ones (committed here, with a line in the order's history)."""
+    order = find_order(session, number)
+    assert order.id is not None
+    # One atomic step, so two clicks at once revoke twice rather than once over the other.
+    session.execute(
+        update(Order).where(col(Order.id) == order.id).values(link_generation=Order.link_generation + 1)  # type: ignore[arg-type]
+    )
+    order_history.record(session, order.id, actor, order_history.LINKS_REVOKED, at=now)
+    session.commit()
 
 
 # --------------------------------------------------------------------------- figures

@@ -109,7 +109,7 @@ def choice(value: object, choices: Mapping[int, str]) -> int | None:
 
 def whole_number(value: object) -> int | None:
     """An int, or the digits of one; None for anything else."""
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
         return int(value.strip())
     if isinstance(value, int) and not isinstance(value, bool):
         return value

@@ -264,26 +264,31 @@ def product_page(
     between two requests never make a page skip or repeat one that was there all along."""
     limit = min(max(limit, 1), MAX_PAGE_SIZE)
     conditions = matching(query=query, collection_key=collection_key, match_description=match_description)
-    total = None
-    if with_total:
-        total = int(session.exec(select(func.count()).select_from(CatalogProduct).where(*conditions)).one())
     key = _decode_cursor(cursor)
+    # On PostgreSQL the first page counts the matches in the same query (a window over every match,
+    # taken before the LIMIT): one round trip instead of two. SQLite has no round trip to save, and
+    # its window would keep every matching row (card and all) where a COUNT reads only an index.
+    counted = with_total and key is None and session.get_bind().dialect.name != "sqlite"
+    total = None
+    if with_total and not counted:
+        total = int(session.exec(select(func.count()).select_from(CatalogProduct).where(*conditions)).one())
     if key is not None:
         conditions.append(_after(key))
+    columns = [CatalogProduct.id, CatalogProduct.title, CatalogProduct.provider_created_at, CatalogProduct.card_json]
     # One extra row tells whether there is a next page.
     rows = session.exec(
-        select(
-            CatalogProduct.id, CatalogProduct.title, CatalogProduct.provider_created_at, CatalogProduct.card_json
-        )
+        select(*columns, *([func.count().over()] if counted else []))  # type: ignore[call-overload]
         .where(*conditions)
         .order_by(*LISTING_ORDER)
         .limit(limit + 1)
     ).all()
+    if counted:
+        total = int(rows[0][4]) if rows else 0
     rows, more = rows[:limit], len(rows) > limit
-    cards = {pid: _card(pid, title, stored) for pid, title, _, stored in rows}
+    cards = {row[0]: _card(row[0], row[1], row[3]) for row in rows}
     missing = [pid for pid, card in cards.items() if card is None]
     if missing:
-        titles = {pid: title for pid, title, _, _ in rows}
+        titles = {row[0]: row[1] for row in rows}
         cards.update({pid: _card(pid, titles[pid], stored) for pid, stored in derive_cards(session, missing).items()})
     last = rows[-1] if rows else None
     return ProductPage(

@@ -6,10 +6,13 @@ import logging
 import re
 import smtplib
 import ssl
+from datetime import datetime
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Protocol
 from urllib.parse import unquote, urlsplit
+
+from storefront.services.platform.private_files import private_dir, write_private
 
 logger = logging.getLogger(__name__)
 
@@ -26,7 +29,9 @@ class Mailer(Protocol):
 class FileMailer:
     """Writes each message as `<Message-ID>.eml` under a folder: `make run` shows them with no mail server.
 
-    Named by the Message-ID, so a message written again after a lost answer replaces itself."""
+    Named by the Message-ID, so a message written again after a lost answer replaces itself. The
+    files hold customers' names and addresses: the folder is 0700, each file 0600, and `prune`
+    removes those older than the retention."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -36,12 +41,24 @@ class FileMailer:
         return self.folder / f"{name}.eml"
 
     def send(self, message: EmailMessage) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
+        private_dir(self.folder)
         path = self.path_of(message)
-        partial = path.with_suffix(".eml.part")
-        partial.write_bytes(message.as_bytes())
-        partial.replace(path)  # a reader never sees half a message
+        write_private(path, message.as_bytes())
         logger.info("Email %r to %s written to %s", message["Subject"], message["To"], path)
+
+    def prune(self, before: datetime) -> int:
+        """Remove the messages written before `before`; returns how many went."""
+        removed = 0
+        for path in self.folder.glob("*.eml*"):
+            try:
+                if path.stat().st_mtime < before.timestamp():
+                    path.unlink()
+                    removed += 1
+            except FileNotFoundError:  # another worker of the store removed it first
+                continue
+        if removed:
+            logger.info("Removed %d email files older than %s from %s", removed, before.isoformat(), self.folder)
+        return removed
 
 
 class SmtpMailer:

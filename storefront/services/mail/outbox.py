@@ -12,6 +12,7 @@ again after its answer was lost carries the same Message-ID (mail programs show 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -22,7 +23,7 @@ from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from storefront.models import MailMessage, utcnow
-from storefront.services.mail.mailers import Mailer
+from storefront.services.mail.mailers import FileMailer, Mailer
 from storefront.services.platform.background import Worker, start_worker
 from storefront.services.platform.rate_limit import dialect_insert
 
@@ -35,6 +36,9 @@ RETRY_MAX_SECONDS = 3600
 MAX_ERROR_CHARS = 2000
 #: The domain part of every Message-ID the store makes.
 MESSAGE_ID_DOMAIN = "storefront.mail"
+#: How long the .eml file of a message written without SMTP is kept (MAIL_FILE_RETENTION_DAYS).
+KEEP_MAIL_FILES = timedelta(days=30)
+PRUNE_EVERY_SECONDS = 3600.0
 
 Clock = Callable[[], datetime]
 
@@ -97,12 +101,25 @@ class MailOutbox:
     """Sends the due messages, one claim at a time."""
 
     def __init__(
-        self, session_factory: Callable[[], Session], mailer: Mailer, mail_from: str, clock: Clock = utcnow
+        self,
+        session_factory: Callable[[], Session],
+        mailer: Mailer,
+        mail_from: str,
+        clock: Clock = utcnow,
+        keep_files: timedelta = KEEP_MAIL_FILES,
     ) -> None:
         self._session_factory = session_factory
         self._mailer = mailer
         self._mail_from = mail_from
         self._clock = clock
+        self._keep_files = keep_files
+
+    def prune_files(self) -> int:
+        """Remove the .eml files of messages written longer ago than the retention (MAIL_FILE_RETENTION_DAYS);
+        nothing with an SMTP server, which keeps no copy here."""
+        if not isinstance(self._mailer, FileMailer):
+            return 0
+        return self._mailer.prune(self._clock() - self._keep_files)
 
     def run_due(self, limit: int = 10) -> int:
         """Send up to `limit` due messages; returns how many were sent. Stops at the first failure
@@ -163,10 +180,19 @@ class MailOutbox:
             return 1
 
 
-def start_mail_worker(outbox: MailOutbox, interval_seconds: float = 5.0, batch_size: int = 10) -> Worker:
-    """Run outbox.run_due in a daemon thread every interval_seconds until stopped."""
+def start_mail_worker(
+    outbox: MailOutbox, interval_seconds: float = 5.0, batch_size: int = 10, prune_every: float = PRUNE_EVERY_SECONDS,
+    monotonic: Callable[[], float] = time.monotonic,
+) -> Worker:
+    """Run outbox.run_due in a daemon thread every interval_seconds until stopped, and prune the
+    old .eml files as it starts and every `prune_every` seconds."""
+    next_prune = monotonic()
 
     def step() -> float:
+        nonlocal next_prune
+        if monotonic() >= next_prune:
+            next_prune = monotonic() + prune_every
+            outbox.prune_files()
         return 0.0 if outbox.run_due(batch_size) >= batch_size else interval_seconds
 
     return start_worker("mail-outbox", step, error_wait=interval_seconds)

@@ -12,8 +12,9 @@ upload's URL so pages can send a `srcset` for it.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from PIL import Image
@@ -22,6 +23,7 @@ from sqlmodel import Session
 from storefront.models import ImageSource, utcnow
 from storefront.services.media.catalog_images import src_key
 from storefront.services.platform.errors import ValidationError
+from storefront.services.platform.rate_limit import RateLimiter
 from storefront.services.media.images import (
     ImageRejected,
     PreparedImage,
@@ -38,6 +40,23 @@ MAX_FILES_PER_REQUEST = 10
 UPLOADS_URL = "/uploads"
 TOO_MANY_FILES = f"You can upload at most {MAX_FILES_PER_REQUEST} images at a time."
 NO_FILES = "Choose at least one image to upload."
+#: Photo-picker uploads (up to 10 images each) per client address and minute, counted before the
+#: body is read: the picker is staff's, but anyone may name its handler to Reflex's /_upload.
+IMAGE_UPLOADS_PER_MINUTE = 20
+TOO_MANY_UPLOADS = "Too many uploads from your address. Please wait a minute and try again."
+UPLOAD_KEY_PREFIX = "upload:"
+
+
+def upload_limiter(session_factory: Callable[[], Session], clock: Callable[[], datetime] = utcnow) -> RateLimiter:
+    """Photo-picker uploads per client address and minute."""
+    return RateLimiter(
+        session_factory, limit=IMAGE_UPLOADS_PER_MINUTE, window_seconds=60, message=TOO_MANY_UPLOADS, clock=clock
+    )
+
+
+def upload_key(client_address: str) -> str:
+    """The counter key of one client address's photo-picker uploads."""
+    return f"{UPLOAD_KEY_PREFIX}{client_address or 'unknown'}"
 
 
 @dataclass(frozen=True, slots=True)

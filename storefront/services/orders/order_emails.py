@@ -3,26 +3,31 @@
 Each is rendered and queued in the transaction that changes the order (the caller commits), with
 a key naming the order and the event, so it is queued once however often the change is reported.
 Links are absolute (PUBLIC_URL) and open the order on /order-status with a signed key, because
-the order's access token is kept only as a hash and cannot be put in a link.
+the order's access token is kept only as a hash and cannot be put in a link. A link opens the order
+for ORDER_LINK_DAYS after its email was made, and until staff revoke the order's links: the key is
+signed over the order's number and its `link_generation`, which revoking moves on. Links sent
+before links expired (signed over the number alone, with no expiry) open until ORDER_LINK_DAYS
+after the last email about the order, unless revoked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
 from urllib.parse import urlencode
 
+from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from storefront.models import MailMessage, Order, OrderItem
+from storefront.models import MailMessage, Order, OrderItem, utcnow
 from storefront.services.mail.outbox import Mail, message_id, queue_mail
 from storefront.services.mail.templates import render
 from storefront.services.orders.checkout import order_items
 from storefront.services.platform.money import format_usd
-from storefront.services.platform.signing import LinkSigner, store_secret_key
+from storefront.services.platform.signing import LinkSigner, signed_expiry, store_secret_key
 from storefront.services.orders.statuses import PaymentStatus
 
 CONFIRMED = "order-confirmed"
@@ -35,6 +40,8 @@ LINK_PURPOSE = "order"
 LINK_ORDER_PARAM = "order"
 LINK_KEY_PARAM = "key"
 ORDER_STATUS_PATH = "/order-status"
+#: How long an order's email link opens it (ORDER_LINK_DAYS).
+LINK_LIFETIME = timedelta(days=365)
 MAX_CLICK_ID_CHARS = 64
 
 SUBJECTS = {
@@ -68,6 +75,18 @@ def _options(item: OrderItem) -> str:
     return " · ".join(parts)
 
 
+def link_value(order: Order) -> str:
+    """What an order's links are signed over: its number, and the generation once staff revoked
+    links (generation 0 is the number alone, as every link sent before revoking existed)."""
+    return f"{order.number}#{order.link_generation}" if order.link_generation else order.number
+
+
+def last_email_at(session: Session, order: Order) -> datetime:
+    """When the last email about the order was made (its creation when there was none)."""
+    latest = session.exec(select(func.max(MailMessage.created_at)).where(col(MailMessage.order_id) == order.id)).one()
+    return max(latest, order.created_at) if latest is not None else order.created_at
+
+
 def shipping_address(order: Order) -> list[str]:
     """The shipping address as the lines of a label."""
     region = " ".join(part for part in (order.state_code, order.zip) if part)
@@ -82,6 +101,8 @@ class OrderEmails:
 
     public_url: str
     signer: LinkSigner
+    link_lifetime: timedelta = LINK_LIFETIME
+    clock: Callable[[], datetime] = utcnow
 
     # ------------------------------------------------------------------ links
 
@@ -91,14 +112,21 @@ class OrderEmails:
             return path
         return f"{self.public_url.rstrip('/')}/{path.lstrip('/')}"
 
-    def order_link(self, number: str) -> str:
-        """The link that opens the order on /order-status (it never expires)."""
-        query = urlencode({LINK_ORDER_PARAM: number, LINK_KEY_PARAM: self.signer.sign(LINK_PURPOSE, number)})
-        return self.absolute(f"{ORDER_STATUS_PATH}?{query}")
+    def order_link(self, order: Order) -> str:
+        """The link that opens the order on /order-status, for `link_lifetime` from now and until
+        staff revoke the order's links."""
+        key = self.signer.sign(LINK_PURPOSE, link_value(order), expires_at=self.clock() + self.link_lifetime)
+        return self.absolute(f"{ORDER_STATUS_PATH}?{urlencode({LINK_ORDER_PARAM: order.number, LINK_KEY_PARAM: key})}")
 
-    def link_opens(self, number: str, key: str, now: datetime) -> bool:
-        """Whether `key` was made by order_link for this order number."""
-        return bool(number) and bool(key) and self.signer.verify(LINK_PURPOSE, number, key, now)
+    def link_opens(self, session: Session, order: Order, key: str, now: datetime) -> bool:
+        """Whether `key` is a link of this order that is neither revoked nor expired."""
+        if not key or not self.signer.verify(LINK_PURPOSE, link_value(order), key, now):
+            return False
+        if signed_expiry(key) is not None:
+            return True  # verify held it to its own expiry
+        # Signed before links expired (no expiry of its own): it opens as long as a link in the
+        # order's last email would.
+        return now <= last_email_at(session, order) + self.link_lifetime
 
     # ------------------------------------------------------------------ rendering
 
@@ -107,7 +135,7 @@ class OrderEmails:
             "subject": SUBJECTS[kind].format(number=order.number),
             "number": order.number,
             "customer_name": order.customer_name or order.first_name,
-            "order_url": self.order_link(order.number),
+            "order_url": self.order_link(order),
             "home_url": self.absolute("/"),
             "total": format_usd(order.total_cents),
         }
@@ -206,4 +234,7 @@ def configured() -> OrderEmails:
     from storefront.config import get_settings  # read at first use, after the process set its env
 
     settings = get_settings()
-    return OrderEmails(settings.public_url, LinkSigner(store_secret_key(settings.secret_key, settings.data_dir)))
+    return OrderEmails(
+        settings.public_url, LinkSigner(store_secret_key(settings.secret_key, settings.data_dir)),
+        link_lifetime=timedelta(days=settings.order_link_days),
+    )

@@ -22,6 +22,7 @@ UNQUEUED = "unqueued"
 EXPIRED = "expired"
 PAID = "paid"
 PAYMENT_MISMATCH = "payment_mismatch"
+LINKS_REVOKED = "links_revoked"
 
 LABELS: dict[str, str] = {
     REFUND_REQUESTED: "Refund requested",
@@ -34,6 +35,7 @@ LABELS: dict[str, str] = {
     EXPIRED: "Expired unpaid",
     PAID: "Paid",
     PAYMENT_MISMATCH: "Payment does not match the order",
+    LINKS_REVOKED: "Email links revoked",
 }
 
 

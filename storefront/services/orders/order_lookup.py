@@ -20,8 +20,7 @@ from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.orders.fulfilment import order_status
 from storefront.services.platform.money import cents_to_dollars
 from storefront.services.orders.order_access import ORDER_NOT_FOUND, find_order, shopper_order
-from storefront.services.orders.order_emails import LINK_PURPOSE
-from storefront.services.platform.signing import LinkSigner
+from storefront.services.orders.order_emails import OrderEmails
 from storefront.services.platform.rate_limit import RateLimiter
 from storefront.services.orders.statuses import payment_label, status_label
 
@@ -131,15 +130,18 @@ def order_view_by_token(session: Session, number: str, token: str | None) -> dic
 
 
 def order_view_by_link(
-    session: Session, number: str, key: str, signer: LinkSigner, now: datetime | None = None
+    session: Session, number: str, key: str, emails: OrderEmails, now: datetime | None = None
 ) -> dict[str, Any]:
     """The guest view of the order an email's link opens (its number signed as `key`); the same
-    NotFoundError for a forged key, another order's key and an unknown number."""
+    NotFoundError for a forged, expired or revoked key, another order's key and an unknown number."""
     number = number.strip().upper() if isinstance(number, str) else ""
     key = key.strip() if isinstance(key, str) else ""
-    if not number or len(number) > MAX_NUMBER_CHARS or not signer.verify(LINK_PURPOSE, number, key, now or utcnow()):
+    if not number or len(number) > MAX_NUMBER_CHARS or not key:
         raise NotFoundError(ORDER_NOT_FOUND)
-    return _view(session, find_order(session, number))
+    order = find_order(session, number)
+    if not emails.link_opens(session, order, key, now or utcnow()):
+        raise NotFoundError(ORDER_NOT_FOUND)
+    return _view(session, order)
 
 
 def lookup_limiter(

@@ -63,7 +63,7 @@ async def priced_store_line(
     if refusal:
         raise ValidationError(refusal)
     count = cart.parse_quantity(quantity)
-    if count is None and isinstance(quantity, str) and quantity.strip().isdigit():
+    if count is None and isinstance(quantity, str) and quantity.strip().isascii() and quantity.strip().isdigit():
         count = int(quantity.strip())
     try:
         store_id = int(str(product_id).strip())

@@ -12,8 +12,10 @@ import hashlib
 import hmac
 import os
 import secrets
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
+
+from storefront.services.platform.private_files import private_dir
 
 SECRET_KEY_FILE = "secret-key"
 
@@ -24,7 +26,7 @@ def store_secret_key(configured: str, data_dir: Path) -> bytes:
         return configured.encode()
     path = data_dir / SECRET_KEY_FILE
     if not path.exists():
-        data_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(data_dir)
         try:
             descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:  # another process made it first: use theirs
@@ -33,6 +35,15 @@ def store_secret_key(configured: str, data_dir: Path) -> bytes:
             with os.fdopen(descriptor, "w") as file:
                 file.write(secrets.token_urlsafe(48))
     return path.read_text().strip().encode()
+
+
+def signed_expiry(signature: str) -> datetime | None:
+    """When a signature made by `LinkSigner.sign` expires; None for one that never does (or that is
+    not a signature: `verify` refuses those)."""
+    expires_text = signature.partition(".")[0]
+    if not (expires_text.isascii() and expires_text.isdigit()) or len(expires_text) > 12 or not int(expires_text):
+        return None
+    return datetime.fromtimestamp(int(expires_text), tz=timezone.utc)
 
 
 class LinkSigner:
@@ -56,7 +67,8 @@ class LinkSigner:
     def verify(self, purpose: str, value: str, signature: str, now: datetime) -> bool:
         """Whether `signature` was made by `sign(purpose, value, ...)` and has not expired."""
         expires_text, _, digest = signature.partition(".")
-        if not expires_text.isdigit() or not digest or len(signature) > 200:
+        # isdigit() alone takes '²' and other Unicode digits, which int() refuses.
+        if not (expires_text.isascii() and expires_text.isdigit()) or not digest or len(signature) > 200:
             return False
         expires = int(expires_text)
         if expires and now.timestamp() > expires:

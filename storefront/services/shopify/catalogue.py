@@ -24,6 +24,8 @@ COLLECTIONS_FAILED = "Failed to load Shopify collections. Please check API confi
 PRODUCT_FAILED = "Failed to load product details. Please try again later."
 PRODUCT_NOT_FOUND = "Product Not Found"
 CHECKOUT_FAILED = "Could not open the store's checkout. Please try again later."
+#: A page cursor this list did not hand out (the demo's and Shopify's alike).
+INVALID_CURSOR = "Invalid cursor: pass the nextCursor of the previous page, or none for the first page."
 MAX_PAGE_SIZE = 250
 
 

@@ -53,6 +53,7 @@ from storefront.services.shopify import ids
 from storefront.services.shopify.catalogue import (
     CHECKOUT_FAILED,
     COLLECTIONS_FAILED,
+    INVALID_CURSOR,
     MAX_PAGE_SIZE,
     PRODUCT_FAILED,
     PRODUCT_NOT_FOUND,
@@ -257,6 +258,13 @@ def _clamp_limit(limit: int) -> int:
     return max(1, min(MAX_PAGE_SIZE, int(limit)))
 
 
+def _refuses_cursor(failure: StoreUnavailable) -> bool:
+    """Whether the store answered a request error naming the cursor (Shopify: 'Invalid cursor for
+    current pagination sort.', HTTP 200 with errors[]), not an outage."""
+    details = failure.details if isinstance(failure.details, dict) else {}
+    return details.get("status") in (200, 400) and "cursor" in str(details.get("errors", "")).lower()
+
+
 def _connection(data: Any, failure: str) -> tuple[list[Any], str]:
     """(nodes, next cursor or "") of a connection answer; StoreUnavailable when it is not one."""
     if not isinstance(data, dict) or not isinstance(data.get("nodes"), list):
@@ -420,19 +428,29 @@ class ShopifyCatalogue:
                 return StorePage((), "")  # no such collection: nothing in it
             if needle:
                 return await self._search_collection(collection_gid, needle, cursor, limit)
-            data = await self._graphql.execute(self._dialect.collection_products, {
+            data = await self._page(self._dialect.collection_products, {
                 "id": collection_gid, "first": limit, "after": cursor or None,
-                "variants": self._dialect.list_variants, "images": self._dialect.list_images}, PRODUCTS_FAILED)
+                "variants": self._dialect.list_variants, "images": self._dialect.list_images})
             collection = data.get("collection")
             if collection is None:
                 return StorePage((), "")
             nodes, next_cursor = _connection(collection.get("products"), PRODUCTS_FAILED)
         else:
-            data = await self._graphql.execute(self._dialect.products, {
+            data = await self._page(self._dialect.products, {
                 "first": limit, "after": cursor or None, "query": self._dialect.search(needle) or None,
-                "variants": self._dialect.list_variants, "images": self._dialect.list_images}, PRODUCTS_FAILED)
+                "variants": self._dialect.list_variants, "images": self._dialect.list_images})
             nodes, next_cursor = _connection(data.get("products"), PRODUCTS_FAILED)
         return StorePage(self._parse_all(nodes, PRODUCTS_FAILED), next_cursor)
+
+    async def _page(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+        """A page of products after the client's cursor; ValidationError(INVALID_CURSOR) when the
+        store refuses that cursor, so a bad cursor is the client's 422, not a store outage."""
+        try:
+            return await self._graphql.execute(query, variables, PRODUCTS_FAILED)
+        except StoreUnavailable as failure:
+            if variables.get("after") and _refuses_cursor(failure):
+                raise ValidationError(INVALID_CURSOR, {"cursor": INVALID_CURSOR}) from None
+            raise
 
     async def product(self, product_id: int) -> StoreProduct:
         """A product the store sells, every variant; NotFoundError for one it does not (remembered
@@ -602,7 +620,7 @@ class ShopifyCatalogue:
         offset = 0
         if cursor:
             raw_offset = cursor.removeprefix(SEARCH_CURSOR_PREFIX)
-            if not cursor.startswith(SEARCH_CURSOR_PREFIX) or not raw_offset.isdigit():
+            if not cursor.startswith(SEARCH_CURSOR_PREFIX) or not (raw_offset.isascii() and raw_offset.isdigit()):
                 raise ValidationError("This search page is no longer available; please search again.")
             offset = int(raw_offset)
         folded = needle.casefold()

@@ -23,6 +23,7 @@ from storefront.services.catalog.text_search import search_text
 from storefront.services.media import demo_images
 from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.shopify.catalogue import (
+    INVALID_CURSOR,
     MAX_PAGE_SIZE,
     PRODUCT_NOT_FOUND,
     STATUS_DEMO,
@@ -42,7 +43,6 @@ DEMO_MESSAGE = (
 )
 #: The demo has no store behind it to check out on.
 DEMO_CHECKOUT = "Demo catalogue: these items cannot be bought here"
-INVALID_CURSOR = "Invalid cursor"
 _CURSOR_PREFIX = "offset:"
 
 _PRODUCT_ID_BASE = 8_123_456_700_000
@@ -387,8 +387,8 @@ def decode_cursor(cursor: str) -> int:
     try:
         text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("ascii")
     except (binascii.Error, UnicodeDecodeError, ValueError):
-        raise ValidationError(INVALID_CURSOR) from None
+        raise ValidationError(INVALID_CURSOR, {"cursor": INVALID_CURSOR}) from None
     number = text.removeprefix(_CURSOR_PREFIX)
     if not text.startswith(_CURSOR_PREFIX) or not number.isdigit() or len(number) > 9:
-        raise ValidationError(INVALID_CURSOR)
+        raise ValidationError(INVALID_CURSOR, {"cursor": INVALID_CURSOR})
     return int(number)

@@ -149,7 +149,7 @@ class _Sanitizer(HTMLParser):
             elif name == "src":
                 value = safe_url(raw, IMAGE_SCHEMES)
             elif name in NUMERIC_ATTRIBUTES:
-                value = raw.strip() if raw.strip().isdigit() and len(raw.strip()) <= 5 else None
+                value = raw.strip() if raw.strip().isascii() and raw.strip().isdigit() and len(raw.strip()) <= 5 else None
             if value is not None:
                 kept[name] = value
         if tag == "img" and "src" not in kept:

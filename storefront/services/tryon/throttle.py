@@ -27,3 +27,8 @@ def tryon_limiter(session_factory: Callable[[], Session], clock: Callable[[], da
 def tryon_key(client_address: str) -> str:
     """The counter key of one client address; the page and the API count under the same key."""
     return f"{TRYON_KEY_PREFIX}{client_address or 'unknown'}"
+
+
+def spent(limiter: RateLimiter, client_address: str) -> bool:
+    """Whether the client address has no try-on left in this minute (counts nothing)."""
+    return limiter.count(tryon_key(client_address)) >= limiter.limit

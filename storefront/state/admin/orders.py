@@ -45,6 +45,9 @@ ORDER_CANCELLED = "Order cancelled"
 CONFIRMATION_RESENT = "Confirmation queued"
 CONFIRMATION_RESENT_TEXT = "The confirmation of order {number} will be emailed to {recipient} again."
 RESEND_FAILED = "Resend Failed"
+REVOKE_FAILED = "Revoke Failed"
+LINKS_REVOKED = "Links Revoked"
+LINKS_REVOKED_TEXT = "The links in order {number}'s emails no longer open it; emails sent from now on carry new ones."
 REFUND_CONFIRMATION = (
     "Refund {total} to the customer's card? The print order is cancelled if the provider has not started printing it."
 )
@@ -360,6 +363,13 @@ def _resend(number: str, click_id: str) -> tuple[bool, str, Detail]:
         return queued, order.customer_email, detail
 
 
+def _revoke_links(number: str, admin: str) -> Detail:
+    """Revoke the order's email links as `admin`; the dialog after."""
+    with session_scope() as session:
+        admin_orders.revoke_links(session, number, admin)
+        return _load_detail(session, number)[1]
+
+
 def _retry(number: str) -> OrderRow:
     with session_scope() as session:
         return to_row(admin_orders.retry_fulfilment(session, number))
@@ -400,6 +410,7 @@ class OrdersState(AdminState):
     #: a click repeated after a lost answer) queues one email; opening the dialog again arms another.
     resend_click_id: str = ""
     resending: bool = False
+    revoking: bool = False
     #: The click id of the resend done in this opening of the dialog ('' before one).
     resent_click_id: str = ""
 
@@ -637,6 +648,32 @@ class OrdersState(AdminState):
         if not queued:
             return None
         return rx.toast.success(CONFIRMATION_RESENT, description=CONFIRMATION_RESENT_TEXT.format(number=number, recipient=recipient))
+
+    @rx.event(background=True)
+    async def revoke_links(self):
+        """'Revoke email links': no link to this order sent in an email opens it any more."""
+        async with self:
+            signed_in = await self._signed_in()
+            if signed_in is None:
+                return self._to_login()
+            number = self.detail["number"]
+            if self.revoking or not number:
+                return None
+            self.revoking = True
+        try:
+            detail = await asyncio.to_thread(_revoke_links, number, signed_in.username)
+        except Exception as error:
+            if not isinstance(error, ServiceError):
+                log.exception("revoking the links of order %s failed", number)
+            async with self:
+                self.revoking = False
+            message = error.message if isinstance(error, ServiceError) else GENERIC_FAILURE
+            return rx.toast.error(REVOKE_FAILED, description=message)
+        async with self:
+            self.revoking = False
+            if self.detail["number"] == number:
+                self._show_detail(detail)
+        return rx.toast.success(LINKS_REVOKED, description=LINKS_REVOKED_TEXT.format(number=number))
 
     @rx.event(background=True)
     async def retry(self, number: str):

@@ -158,6 +158,6 @@ def variant_prices_from_form(form: Mapping[str, Any]) -> dict[int, object]:
     prices: dict[int, object] = {}
     for name, value in form.items():
         suffix = name[len(VARIANT_PRICE_FIELD) :] if name.startswith(VARIANT_PRICE_FIELD) else ""
-        if suffix.isdigit():
+        if suffix.isascii() and suffix.isdigit():
             prices[int(suffix)] = value
     return prices
