@@ -49,12 +49,6 @@ LEFT_AS_BUILT = ("admin.html", "__spa-fallback.html", "404.html")
 #: Performance marks: when the starter releases the app, when React has hydrated the page.
 APP_START_MARK = "storefront:app-start"
 HYDRATED_MARK = "storefront:hydrated"
-#: Reflex's client, where each state update from the backend is dispatched.
-STATE_JS = "utils/state.js"
-_DISPATCH = """        for (const substate in delta) {
-          dispatch[substate](delta[substate]);
-        }
-"""
 #: At most this long after the document is parsed, the app starts even if `load` has not come.
 START_CAP_MS = 3000
 
@@ -180,19 +174,6 @@ def defer_start(page: str) -> str:
     return _MODULEPRELOAD.sub("", page)
 
 
-def updates_in_transitions(source: str) -> str:
-    """Reflex's client with each backend update rendered as a React transition: time-sliced, so a
-    page's first cards or a search's results never block the main thread for the whole render.
-    Fails the build if Reflex's client no longer has the loop this rewrites."""
-    wrapped = "        startTransition(() => {\n" + _DISPATCH.replace("\n        ", "\n          ").replace(
-        "        for", "          for", 1) + "        });\n"
-    if wrapped in source:  # .web kept from an earlier build
-        return source
-    if _DISPATCH not in source:
-        raise RuntimeError(f"{STATE_JS}: Reflex's update loop has changed; storefront/html_first.py must follow it")
-    return 'import { startTransition } from "react";\n' + source.replace(_DISPATCH, wrapped, 1)
-
-
 def rewrite_built_pages(static_dir: Path) -> int:
     """Rewrite every built public page under `static_dir` and its compressed copies; how many changed."""
     changed = 0
@@ -223,7 +204,6 @@ class HtmlFirst(Plugin):
 
     def pre_compile(self, **context: Any) -> None:
         context["add_save_task"](_entry_client)
-        context["add_modify_task"](STATE_JS, updates_in_transitions)
 
     def post_build(self, **context: Any) -> None:
         count = rewrite_built_pages(Path(context["static_dir"]))

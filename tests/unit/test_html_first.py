@@ -6,10 +6,9 @@ import gzip
 from pathlib import Path
 
 import brotli
-import pytest
 
 from storefront.api.security_headers import inline_script_hashes
-from storefront.html_first import HELD_TYPE, STARTER, defer_start, rewrite_built_pages, updates_in_transitions
+from storefront.html_first import HELD_TYPE, STARTER, defer_start, rewrite_built_pages
 
 APP = 'import "/assets/manifest-1.js"; import * as route0 from "/assets/root-2.js"; import("/assets/entry.client-3.js");'
 BUILT = (
@@ -48,27 +47,3 @@ def test_built_pages_and_their_compressed_copies_are_rewritten_but_the_back_offi
     assert gzip.decompress((tmp_path / "products" / "index.html.gz").read_bytes()) == served.read_bytes()
     assert (tmp_path / "admin" / "index.html").read_text() == BUILT
     assert (tmp_path / "__spa-fallback.html").read_text() == BUILT
-
-
-STATE_JS = """import { useCallback } from "react";
-  socket.current.on("event", (update) => {
-    try {
-      if (delta) {
-        for (const substate in delta) {
-          dispatch[substate](delta[substate]);
-        }
-        applyClientStorageDelta(client_storage, delta);
-      }
-"""
-
-
-def test_backend_updates_render_as_transitions_once() -> None:
-    rewritten = updates_in_transitions(STATE_JS)
-    assert rewritten.startswith('import { startTransition } from "react";')
-    assert "startTransition(() => {\n          for (const substate in delta) {" in rewritten
-    assert updates_in_transitions(rewritten) == rewritten
-
-
-def test_a_changed_reflex_client_fails_the_build() -> None:
-    with pytest.raises(RuntimeError, match="update loop has changed"):
-        updates_in_transitions("socket.on('event', apply)")
