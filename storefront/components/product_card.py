@@ -263,14 +263,17 @@ def product_results(
     empty_view: rx.Component,
     results: rx.Component,
     first_view: str | None = None,
+    matches: rx.Var | None = None,
 ) -> rx.Component:
     """The failure, else the results while cards are `shown` (they stay put while a new search
     loads), else the first view the server wrote (or skeletons) while the first results load, else
     the empty view. Judged by the cards on screen, not a count from the server, so no frame shows
-    neither the first view nor the cards."""
+    neither the first view nor the cards. `matches`: the list has matches (cards the browser holds
+    arrive by their own event, apart from the state saying so): wait for them, never say empty."""
     fallback = card_grid(*[skeleton_card() for _ in range(skeletons)], custom_attrs={"data-first-view-fallback": ""})
     waiting = rx.fragment(first_view_island(first_view), fallback) if first_view else skeleton_grid(skeletons)
-    return rx.cond(failed, failed_view, rx.cond(shown, results, rx.cond(loading, waiting, empty_view)))
+    still_waiting = loading if matches is None else loading | matches
+    return rx.cond(failed, failed_view, rx.cond(shown, results, rx.cond(still_waiting, waiting, empty_view)))
 
 
 def detail_skeleton(testid: str) -> rx.Component:

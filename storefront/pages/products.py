@@ -61,6 +61,7 @@ def products() -> rx.Component:
             loading=ProductsState.loading,
             failed=ProductsState.failed,
             shown=PRODUCTS_CARDS.value.length() > 0,
+            matches=ProductsState.total > 0,
             skeletons=SKELETON_CARDS,
             first_view=FIRST_VIEW,
             failed_view=empty_state("circle-alert", "Unable to Load Products", "Please try again later"),
