@@ -103,7 +103,7 @@ function settled(el){
   if(el.hasAttribute('aria-pressed'))return el.getAttribute('aria-pressed')==='true';
   return true;
 }
-var watching=null,pending=null,since=0;
+var watching=null,pending=null,since=0,recheck=null;
 function watch(){
   if(watching)return;
   watching=new MutationObserver(flush);
@@ -111,7 +111,11 @@ function watch(){
 }
 function flush(){
   while(sf.queue.length){
-    if(pending&&!settled(pending)&&Date.now()-since<%(settle)d){watch();setTimeout(flush,%(settle)d);return;}
+    if(pending&&!settled(pending)&&Date.now()-since<%(settle)d){
+      watch();
+      if(!recheck)recheck=setTimeout(function(){recheck=null;flush();},%(settle)d);
+      return;
+    }
     pending=null;
     var item=sf.queue[0],el=target(item);
     if(!el){if(sf.ready)watch();return;}

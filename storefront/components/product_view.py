@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from storefront.components.markup import Element, Raw
+from storefront.components.markup import Element, Raw, Value
 from storefront.components.product_card import DETAIL_SIZES, LINK_CLASSES
 from storefront.html_first import REPLAY_ATTRIBUTE
 from storefront.services.catalog.catalog import PLACEHOLDER_IMAGE, ProductDetail, opening_colour
@@ -33,11 +33,13 @@ _BUTTON_ATTRS = {"data-accent-color": "", "type": "button"}
 ADD_TO_CART, BUY_NOW = "add-to-cart", "buy-now"
 
 
-def size_key(size):  # a str for the server's markup, a Var for React's
+def size_key(size: Value) -> Value:
+    """A size's `data-replay` key: a str for the server's markup, a Var for React's."""
     return "size:" + size
 
 
-def colour_key(colour):
+def colour_key(colour: Value) -> Value:
+    """A colour's `data-replay` key: a str for the server's markup, a Var for React's."""
     return "colour:" + colour
 
 
