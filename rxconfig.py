@@ -6,13 +6,13 @@ import sys
 import reflex as rx
 
 from storefront.config import get_settings
-from storefront.css_plugin import PurgeRadixCss
-from storefront.html_first import HtmlFirst
-from storefront.prerender import ProductTemplate
+from storefront.web.css_plugin import PurgeRadixCss
+from storefront.web.html_first import HtmlFirst
+from storefront.web.prerender import ProductTemplate
 
 _settings = get_settings()
-# The production backend (`reflex run --env prod --backend-only`, see the README) refuses to start
-# with a frontend port in the config, and Reflex reads the config before it acts on the flag.
+# The production backend (`reflex run --env prod --backend-only`, see docs/production.md) refuses
+# to start with a frontend port in the config, and Reflex reads the config before it acts on the flag.
 _BACKEND_ONLY = "--backend-only" in sys.argv[1:] or os.environ.get("REFLEX_BACKEND_ONLY", "").lower() in {
     "1", "true", "yes",
 }
@@ -36,9 +36,9 @@ config = rx.Config(
         ),
         # One product page prerendered as the template of every product's first HTML.
         ProductTemplate(),
-        # Production builds ship only the Radix rules the store can use (storefront/css_plugin.py).
+        # Production builds ship only the Radix rules the store can use (storefront/web/css_plugin.py).
         PurgeRadixCss(),
-        # Pages paint from the server's HTML; the app starts after that paint (storefront/html_first.py).
+        # Pages paint from the server's HTML; the app starts after that paint (storefront/web/html_first.py).
         HtmlFirst(),
     ],
     # Every built script, stylesheet and page is stored brotli- and gzip-compressed beside itself;

@@ -23,9 +23,11 @@ from bench.report import Row, limit_row, missing_row, render_table, summary, wri
 from bench.servers import blank_app, store_app
 from bench.tryon import tryon_rows
 from bench.workers import shared_store
-from tests.serving import free_port
-from storefront.collections import COLLECTIONS
+from storefront.services.collections import COLLECTIONS
 from storefront.services.printify.demo_catalogue import hex_id
+from storefront.services.shopify.demo import DEMO_FIRST_PRODUCT_ID as DEMO_STORE_PRODUCT_ID
+from storefront.web.page_texts import EVENTS_ROUTE
+from tests.serving import free_port
 
 CATALOGUE_SIZE = int(os.environ.get("BENCH_PRODUCTS", "1000"))
 RESULTS = Path(__file__).resolve().parent / "results.json"
@@ -42,14 +44,33 @@ CHOSEN = [p.strip() for p in os.environ.get("BENCH_PARTS", "").split(",") if p.s
 VIEWS_PER_PAGE = 4
 
 
-def store_pages(base: str, product_id: str) -> dict[str, str]:
-    return {
+#: The product listings (their cards come with the websocket after the first view).
+LISTINGS = ("/products", COLLECTIONS[0].route, "/new-arrivals")
+#: BENCH_PAGES="/,/cart" measures only those pages (every public page when unset).
+CHOSEN_PAGES = [p.strip() for p in os.environ.get("BENCH_PAGES", "").split(",") if p.strip()]
+
+
+def store_pages(base: str, product_id: str, store_product_id: int) -> dict[str, str]:
+    """Every public page of issue 34's list, by name (a product page by its route), to its address."""
+    pages = {
         "/": f"{base}/",
         "/products": f"{base}/products",
         "/product/{id}": f"{base}/product/{product_id}",
-        f"{COLLECTIONS[0].route}": f"{base}{COLLECTIONS[0].route}",
+        COLLECTIONS[0].route: f"{base}{COLLECTIONS[0].route}",
         "/new-arrivals": f"{base}/new-arrivals",
+        EVENTS_ROUTE: f"{base}{EVENTS_ROUTE}",
+        "/try-it-on": f"{base}/try-it-on",
+        "/cart": f"{base}/cart",
+        "/order-status": f"{base}/order-status",
+        "/shopify": f"{base}/shopify",
+        "/shopify/product/{id}": f"{base}/shopify/product/{store_product_id}",
     }
+    return {name: url for name, url in pages.items() if not CHOSEN_PAGES or name in CHOSEN_PAGES}
+
+
+#: What shows that a page has its own content (not the first view the server wrote), for the cold loads.
+READY = {**dict.fromkeys(LISTINGS, CARD), EVENTS_ROUTE: "[data-testid=event-card]",
+         "/shopify": "[data-testid=store-product-card]"}
 
 
 def guarded(section: str, rows: list[Row], raw: dict, run: Callable[[], tuple[list[Row], dict]]) -> None:
@@ -120,9 +141,9 @@ def served_rows(rows: list[Row], raw: dict) -> None:
             store.build()
             blank.serve()
             store.serve()
-            pages = store_pages(store.url, hex_id("bench-product-0"))
-            listings = {name: url for name, url in pages.items() if name not in ("/", "/product/{id}")}
-            ready = dict.fromkeys(listings, CARD)
+            pages = store_pages(store.url, hex_id("bench-product-0"), DEMO_STORE_PRODUCT_ID)
+            listings = {name: url for name, url in pages.items() if name in LISTINGS}
+            ready = {name: READY[name] for name in pages if name in READY}
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=page_metrics.CHROMIUM, headless=True,
                                                      args=page_metrics.CHROMIUM_ARGS)
@@ -130,7 +151,7 @@ def served_rows(rows: list[Row], raw: dict) -> None:
                         lambda: measure.page_load_rows(browser, pages, ready, f"{blank.url}/"))
                 guarded("start-up", rows, raw, lambda: start_up.start_up_rows(browser, pages))
                 guarded("interaction", rows, raw,
-                        lambda: measure.interaction_rows(browser, pages["/products"], f"{blank.url}/"))
+                        lambda: measure.interaction_rows(browser, f"{store.url}/products", f"{blank.url}/"))
                 guarded("state update", rows, raw, lambda: measure.state_update_rows(browser, listings, CARD))
                 guarded("shoppers", rows, raw, lambda: measure.shopper_rows(browser, store, blank))
                 shared_rows(browser, store, work, rows, raw)

@@ -13,11 +13,11 @@ from pathlib import Path
 from sqlmodel import Session
 
 from storefront.db import make_engine, migrate
-from storefront.services.orders import cart, checkout
 from storefront.services.catalog import catalog
-from storefront.services.printify.demo import DemoPrintProvider
 from storefront.services.catalog.seed import seed_catalogue_if_empty
+from storefront.services.orders import cart, checkout
 from storefront.services.orders.shopping import new_cart_line
+from storefront.services.printify.demo import DemoPrintProvider
 
 
 @dataclass(frozen=True)

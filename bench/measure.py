@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import statistics
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -13,10 +14,10 @@ from typing import Any
 from playwright.sync_api import Browser
 
 from bench import page_metrics, profile
+from bench.checkouts import run_checkouts
 from bench.hot_paths import time_hot_paths
 from bench.lighthouse import MOBILE, PRESETS, LighthouseRun, lighthouse_run
 from bench.lighthouse_report import MINIMAL, page_table, target_rows
-from bench.checkouts import run_checkouts
 from bench.report import Row, fmt, limit_row, missing_row, ratio, ratio_row
 from bench.servers import ServedApp, rss_kib
 from bench.shoppers import ShopperScript, run_shoppers
@@ -67,6 +68,10 @@ def page_load_rows(browser: Browser, store_pages: dict[str, str], ready: dict[st
                   "cold_load_medians": medians}
 
 
+#: Issue 34: a search keystroke reaches the list within 1.5x the minimal page's counter click.
+KEYSTROKE_TARGET = 1.5
+
+
 def interaction_rows(browser: Browser, products_url: str, blank_url: str) -> tuple[list[Row], Raw]:
     """Search keystroke to re-rendered list beside the minimal page's counter click to re-render."""
     search: list[float] = []
@@ -75,7 +80,7 @@ def interaction_rows(browser: Browser, products_url: str, blank_url: str) -> tup
         search += page_metrics.search_keystroke_ms(browser, products_url, 1)
         click += page_metrics.counter_click_ms(browser, blank_url, 1)
     row = ratio_row("interaction (median of 5)", "search keystroke -> list (no debounce)",
-                    statistics.median(search), statistics.median(click), "ms", 5)
+                    statistics.median(search), statistics.median(click), "ms", KEYSTROKE_TARGET)
     return [row], {"search_keystroke_ms": search, "counter_click_ms": click}
 
 
@@ -112,7 +117,7 @@ def shopper_rows(browser: Browser, store: ServedApp, blank: ServedApp) -> tuple[
         # Playwright's sync API owns this thread's event loop: the shoppers get a thread of their own.
         with ThreadPoolExecutor(max_workers=1) as pool, profile.sampled(app.pid, f"shoppers-{name}"):
             load, busy = pool.submit(asyncio.run, run_shoppers(
-                app.url, script, SHOPPERS, SHOPPER_ROUNDS, lambda: rss_kib(app.pid))).result()
+                app.url, script, SHOPPERS, SHOPPER_ROUNDS, functools.partial(rss_kib, app.pid))).result()
         with ThreadPoolExecutor(max_workers=1) as pool:
             alone, _ = pool.submit(asyncio.run, run_shoppers(
                 app.url, replace(script, think_s=(0.0, 0.0)), 1, ALONE_EVENTS)).result()

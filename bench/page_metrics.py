@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import statistics
@@ -79,10 +80,20 @@ def median_cold_loads(loads: list[ColdLoad]) -> dict[str, float]:
     }
 
 
+#: A reaction that has not come after this long is reported as missing, never waited for forever.
+REACTION_TIMEOUT_MS = 30_000
+
+
 def _reaction_ms(page: Page, changed_js: str, act: Callable[[], None]) -> float:
     page.evaluate(_REACTION, changed_js)
     act()
-    return float(page.evaluate("window.__reaction"))
+    waited = page.evaluate(
+        "(ms) => Promise.race([window.__reaction, new Promise((r) => setTimeout(() => r(null), ms))])",
+        REACTION_TIMEOUT_MS,
+    )
+    if waited is None:
+        raise TimeoutError(f"the page did not react within {REACTION_TIMEOUT_MS} ms")
+    return float(waited)
 
 
 def search_keystroke_ms(browser: Browser, products_url: str, repeat: int) -> list[float]:
@@ -102,7 +113,7 @@ def search_keystroke_ms(browser: Browser, products_url: str, repeat: int) -> lis
             changed = (f"(() => {{ const before = {json.dumps(page.inner_text(PRODUCT_NAME))};"
                        f" return () => {{ const now = document.querySelector('{PRODUCT_NAME}')?.textContent;"
                        f" return now != null && now !== before; }}; }})()")
-            samples.append(_reaction_ms(page, changed, lambda: box.press("h")))
+            samples.append(_reaction_ms(page, changed, functools.partial(box.press, "h")))
         finally:
             context.close()
     return samples

@@ -8,11 +8,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from storefront.config import PROJECT_ROOT
-from tests.fakes.printify_server import FakePrintifyServer
-
 from bench.catalogue import store_env
 from bench.servers import ServedApp
+from storefront.config import PROJECT_ROOT
+from tests.fakes.printify_server import FakePrintifyServer
 
 #: Products the fake shop holds (the store copies them in when it starts).
 FAKE_PRODUCTS = 60

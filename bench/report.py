@@ -99,9 +99,9 @@ def render_table(rows: list[Row]) -> str:
 def render_markdown(header: tuple[str, ...], lines: list[list[str]]) -> str:
     """A Markdown table with padded columns."""
     widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
-    out = ["| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |",
+    out = ["| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + " |",
            "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
-    out += ["| " + " | ".join(c.ljust(w) for c, w in zip(line, widths)) + " |" for line in lines]
+    out += ["| " + " | ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)) + " |" for line in lines]
     return "\n".join(out)
 
 

@@ -8,7 +8,6 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-
 from storefront.config import PROJECT_ROOT
 from tests.serving import SERVE_BUILT_ENV, stop_process, wait_until_served
 

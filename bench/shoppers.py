@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from wsproto import ConnectionType, WSConnection
-from wsproto.events import (AcceptConnection, BytesMessage, CloseConnection, Ping, Request, TextMessage)
+from wsproto.events import AcceptConnection, BytesMessage, CloseConnection, Ping, Request, TextMessage
 
 NAMESPACE = "/_event"
 
@@ -33,7 +33,9 @@ class SocketClient:
         parts = urlsplit(base_url)
         reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
         ws = WSConnection(ConnectionType.CLIENT)
-        writer.write(ws.send(Request(host=parts.netloc, target=f"{NAMESPACE}/?token={token}&EIO=4&transport=websocket")))
+        writer.write(
+            ws.send(Request(host=parts.netloc, target=f"{NAMESPACE}/?token={token}&EIO=4&transport=websocket"))
+        )
         client = cls(reader, writer, ws)
         await client._drain()
         return client
@@ -158,7 +160,9 @@ async def run_shoppers(base_url: str | Sequence[str], script: ShopperScript, sho
     flags = [asyncio.Event() for _ in range(shoppers)]
     tasks = []
     for number, flag in enumerate(flags):
-        tasks.append(asyncio.create_task(_shopper(urls[number % len(urls)], script, rounds, latencies, errors, flag, go)))
+        tasks.append(
+            asyncio.create_task(_shopper(urls[number % len(urls)], script, rounds, latencies, errors, flag, go))
+        )
         await asyncio.sleep(0.01)
     await asyncio.wait_for(asyncio.gather(*(flag.wait() for flag in flags)), timeout=300)
     probe = while_connected() if while_connected else None

@@ -10,7 +10,7 @@ from typing import Any
 from playwright.sync_api import Browser
 
 from bench.report import Row, limit_row
-from storefront.html_first import APP_START_MARK, HYDRATED_MARK
+from storefront.web.html_first import APP_START_MARK, HYDRATED_MARK
 
 PHONE = {"width": 390, "height": 844}
 SLOWER_CPU = 4
@@ -25,7 +25,10 @@ _MENU_OPENS = """() => { window.__menu = new Promise((resolve) => {
   let start = null;
   document.addEventListener('pointerdown', (e) => { if (start === null) start = e.timeStamp; }, true);
   new MutationObserver((_, observer) => {
-    if (start !== null && document.querySelector('[role=menu]')) { observer.disconnect(); resolve(performance.now() - start); }
+    if (start !== null && document.querySelector('[role=menu]')) {
+      observer.disconnect();
+      resolve(performance.now() - start);
+    }
   }).observe(document.body, {subtree: true, childList: true});
 }); }"""
 

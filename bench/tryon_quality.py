@@ -10,26 +10,38 @@ For each photo and garment the local engine's layer is measured at its work size
 - torso covered: the share of the torso region (the quadrilateral of the shoulder and hip joints,
   inside the silhouette) that the garment covers;
 - background and face SSIM: the structural similarity of the dressed photo against the input,
-  averaged over the background (outside the silhouette and a margin) and over the face.
+  averaged over the background (outside the silhouette and a margin) and over the face;
+- the print (when its colour is given): its width, and its margin to the garment's edge on its
+  rows (the nearer side), both as shares of the garment's width there, read off the chest (the
+  middle of the torso region) where pixels are nearer the print's colour than the garment's. A
+  print cropped by the garment's edge has no margin left.
+
+Item pictures (`item_pictures`): the garment as the page wears it (the store's transparent cut-out)
+and as a client of `POST /api/try-on` may send it without the store recognising it: the demo mockup
+on its gradient backdrop with its floor shadow (the page's 640 px WebP rendition, re-encoded), the
+same garment re-shot on a white flat-lay with a soft drop shadow (JPEG), and on a transparent
+background with a wide margin (PNG).
 
 Photos (`sample_photos`): scikit-image's astronaut and matplotlib's Grace Hopper as they ship, and
 two composed from them: the astronaut mirrored on a plain studio backdrop with the picture moved
 down and to the side (another framing, and a backdrop whose spill would show), and Grace Hopper
 at two thirds of her size in a wide frame over scikit-image's brick wall (a textured backdrop).
-On these two the person's outline is known, so their spill is measured against it. The packages ship no other photo of a person facing the camera: scikit-image's cameraman
+On these two the person's outline is known, so their spill is measured against it. The packages
+ship no other photo of a person facing the camera: scikit-image's cameraman
 is in profile, bent over a camera, and the engine refuses him (`refused_photos`).
 """
 
 from __future__ import annotations
 
 import io
+import math
 import time
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 from matplotlib import cbook
-from PIL import Image
+from PIL import Image, ImageFilter
 from skimage import data as samples
 from skimage.metrics import structural_similarity
 
@@ -40,6 +52,8 @@ from storefront.services.tryon.pose import PoseResult, shared_detector
 MAX_SPILL_PCT = 2.0
 MIN_TORSO_COVERED_PCT = 90.0
 MIN_SSIM = 0.98
+#: The print's margin to the garment's edge, as a share of the garment's width: it is inside.
+MIN_PRINT_MARGIN_PCT = 3.0
 
 
 @dataclass(frozen=True)
@@ -53,6 +67,11 @@ class Quality:
     background_ssim: float
     face_ssim: float
     ms: float
+    #: The print's width and its margin to the garment's edge (% of the garment's width); NaN unmeasured.
+    print_width_pct: float = float("nan")
+    print_margin_pct: float = float("nan")
+    #: How the garment's picture came (`item_pictures`); "" for the store's cut-out alone.
+    way: str = ""
 
     def misses(self) -> list[str]:
         """The targets this try-on misses, named."""
@@ -65,6 +84,12 @@ class Quality:
             missed.append(f"background SSIM {self.background_ssim:.3f} < {MIN_SSIM}")
         if self.face_ssim < MIN_SSIM:
             missed.append(f"face SSIM {self.face_ssim:.3f} < {MIN_SSIM}")
+        if math.isnan(self.print_margin_pct):
+            return missed  # the print was not measured
+        if math.isnan(self.print_width_pct):
+            missed.append("no print seen")
+        elif self.print_margin_pct < MIN_PRINT_MARGIN_PCT:
+            missed.append(f"print margin {self.print_margin_pct:.1f}% < {MIN_PRINT_MARGIN_PCT}%")
         return missed
 
 
@@ -166,9 +191,12 @@ def measure(
     name: str = "",
     garment_name: str = "",
     truth: np.ndarray | None = None,
+    print_colour: tuple[int, int, int] | None = None,
+    way: str = "",
 ) -> Quality:
     """The try-on of `item` on `photo` measured (see the module docstring). `truth`: where the
-    person really is (bool, the photo's size), used as the silhouette."""
+    person really is (bool, the photo's size), used as the silhouette; `print_colour`: the
+    print's, to measure it."""
     start = time.perf_counter()
     dressed = engine.layer(photo, item, item_bytes)
     ms = (time.perf_counter() - start) * 1000
@@ -176,7 +204,9 @@ def measure(
     if truth is None:
         silhouette = _both(pose) > 0.5  # the masks the engine was given, before its refinement
     else:
-        silhouette = cv2.resize(truth.astype(np.uint8), (work.shape[1], work.shape[0]), interpolation=cv2.INTER_NEAREST) > 0
+        silhouette = (
+            cv2.resize(truth.astype(np.uint8), (work.shape[1], work.shape[0]), interpolation=cv2.INTER_NEAREST) > 0
+        )
     garment = dressed.alpha > 0.5
     spill = float((garment & ~silhouette).sum()) / max(1, int(garment.sum()))
     torso = torso_region(pose) & silhouette
@@ -192,6 +222,9 @@ def measure(
     ).astype(bool)
     background = ~near_person
     face = face_region(pose)
+    width_pct, margin_pct = (
+        print_extent(dressed, print_colour) if print_colour is not None else (float("nan"), float("nan"))
+    )
     return Quality(
         photo=name,
         garment=garment_name,
@@ -200,7 +233,80 @@ def measure(
         background_ssim=float(ssim[background].mean()) if background.any() else 1.0,
         face_ssim=float(ssim[face].mean()) if face.any() else 1.0,
         ms=ms,
+        print_width_pct=width_pct,
+        print_margin_pct=margin_pct,
+        way=way,
     )
+
+
+def print_extent(dressed: Dressed, print_colour: tuple[int, int, int]) -> tuple[float, float]:
+    """The print's width and its smaller margin to the garment's edge on its rows, as % of the
+    garment's width there (see the module docstring); (NaN, 0) when no print is seen."""
+    on = dressed.alpha > 0.5
+    colour = dressed.premul / np.maximum(dressed.alpha[..., None], 1e-6) * 255.0
+    body = np.array(dressed.garment.dominant_colour(), np.float32)
+    ink = np.array(print_colour, np.float32)
+    nearer_ink = np.linalg.norm(colour - ink, axis=2) < np.linalg.norm(colour - body, axis=2)
+    torso = torso_region(dressed.pose)
+    rows = np.flatnonzero(torso.any(axis=1))
+    chest = np.zeros_like(torso)
+    top, bottom = rows[0], rows[-1]
+    chest[round(top + 0.15 * (bottom - top)) : round(top + 0.85 * (bottom - top))] = True
+    printed = nearer_ink & on & chest & _widened(torso, 0.25)
+    ys, xs = np.nonzero(printed)
+    if len(xs) < 50:
+        return float("nan"), 0.0
+    left, right = np.percentile(xs, [1, 99])
+    band = slice(int(np.percentile(ys, 10)), int(np.percentile(ys, 90)) + 1)
+    garment_cols = np.flatnonzero(on[band].mean(axis=0) > 0.5)
+    g_left, g_right = float(garment_cols[0]), float(garment_cols[-1])
+    width = max(1.0, g_right - g_left)
+    return 100 * (right - left) / width, 100 * min(left - g_left, g_right - right) / width
+
+
+def _widened(region: np.ndarray, share: float) -> np.ndarray:
+    """A region made wider on each side by `share` of its width (the print may reach past the joints)."""
+    cols = np.flatnonzero(region.any(axis=0))
+    grow = max(1, round(share * (cols[-1] - cols[0])))
+    return cv2.dilate(region.astype(np.uint8), np.ones((1, 2 * grow + 1), np.uint8)).astype(bool)
+
+
+#: The ways an item picture reaches the engine (see the module docstring).
+ON_THE_PAGE = "page (store cut-out)"
+API_RENDITION = "API, the page's picture"
+API_FLAT_LAY = "API, white flat-lay"
+API_TRANSPARENT = "API, transparent PNG"
+
+
+def item_pictures(kind: str, colour: str, trim: str, label: str) -> dict[str, tuple[Image.Image, bytes]]:
+    """The garment as each way brings it: the decoded picture and its bytes, by way."""
+    from storefront.services.media.demo_images import render_garment, render_garment_cutout
+
+    cutout = render_garment_cutout(kind, colour, trim, label, 800)  # type: ignore[arg-type]
+    mockup = render_garment(kind, colour, trim, label, 800).resize((640, 640), Image.Resampling.LANCZOS)  # type: ignore[arg-type]
+    flat = Image.new("RGBA", (900, 900), (250, 250, 248, 255))
+    smaller = cutout.resize((700, 700), Image.Resampling.LANCZOS)
+    shadow = Image.new("RGBA", smaller.size, (0, 0, 0, 0))
+    shadow.putalpha(smaller.getchannel("A").point(lambda v: v * 60 // 255).filter(ImageFilter.GaussianBlur(10)))
+    flat.alpha_composite(shadow, (108, 114))
+    flat.alpha_composite(smaller, (100, 100))
+    clear = Image.new("RGBA", (1000, 1000), (0, 0, 0, 0))
+    clear.alpha_composite(cutout, (120, 90))
+    return {
+        ON_THE_PAGE: (cutout, png(cutout)),
+        API_RENDITION: _encoded(mockup, "WEBP", quality=80),
+        API_FLAT_LAY: _encoded(flat.convert("RGB"), "JPEG", quality=88),
+        API_TRANSPARENT: _encoded(clear, "PNG"),
+    }
+
+
+def _encoded(image: Image.Image, fmt: str, **options: int) -> tuple[Image.Image, bytes]:
+    """The image as it arrives in that format: decoded from its bytes, and the bytes."""
+    out = io.BytesIO()
+    image.save(out, fmt, **options)
+    decoded = Image.open(io.BytesIO(out.getvalue()))
+    decoded.load()
+    return decoded, out.getvalue()
 
 
 def png(image: Image.Image) -> bytes:

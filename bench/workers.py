@@ -9,8 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from typing import ContextManager
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,7 +30,7 @@ REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/7")
 PAYMENTS_PER_MINUTE = "1000000"
 
 
-def bench_database() -> ContextManager[str]:
+def bench_database() -> AbstractContextManager[str]:
     """An empty PostgreSQL database for this run, dropped afterwards."""
     return temporary_database(PG_SERVER, "storefront_bench")
 
@@ -190,7 +189,7 @@ def cpu_since(before: CpuSnapshot, worker_pids: list[int]) -> CpuUse:
     return CpuUse(
         wall_s=elapsed,
         machine_cores=(now.machine_busy - before.machine_busy) / elapsed,
-        workers_cores=[(b - a) / elapsed for a, b in zip(before.workers, now.workers)],
+        workers_cores=[(b - a) / elapsed for a, b in zip(before.workers, now.workers, strict=True)],
         client_cores=(now.client - before.client) / elapsed,
         services_cores=services,
     )

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import ipaddress
 import math
+from email.utils import parseaddr
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+import pycountry
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -105,6 +107,17 @@ class Settings(BaseSettings):
     smtp_url: str = ""
     #: The From of customer emails.
     mail_from: str = "Storefront <shop@localhost>"
+    #: The shop's name in emails and the policy pages.
+    shop_name: str = "SWDNN"
+    #: Where shoppers write: every email's Reply-To and footer, the contact form's recipient and the
+    #: policies; empty: the address of MAIL_FROM.
+    support_email: str = ""
+    #: The shop's postal address (one line, or lines separated by ';'), shown on the contact page,
+    #: the policies and every email's footer; empty: not shown.
+    shop_address: str = ""
+    #: The countries orders ship to (ISO 3166-1 alpha-2 codes, comma-separated): the checkout's
+    #: country select, the server's check of every order and the shipping policy name them.
+    ship_to_countries: str = "US"
     #: Without SMTP_URL, each email's .eml file under DATA_DIR/mail/ is removed this many days after it was written.
     mail_file_retention_days: float = Field(default=30.0, gt=0)
     #: The address shoppers open the store at, for the links in emails; empty: the first of
@@ -130,6 +143,20 @@ class Settings(BaseSettings):
     production_hold_minutes: float = Field(default=0.0, ge=0)
     #: An order left unpaid this long is cancelled (and its PaymentIntent with it).
     unpaid_order_ttl_hours: float = Field(default=24.0, gt=0)
+    #: Where scheduled backups are written (and `manage backup` writes without a folder named);
+    #: empty: no scheduled backups, and `manage backup` writes to backups/ in the project.
+    backup_dir: Path | None = None
+    #: Hours between scheduled backups (with BACKUP_DIR), taken by one process of the store at a time.
+    backup_every_hours: float = Field(default=24.0, gt=0)
+    #: Scheduled backups kept in BACKUP_DIR; older ones are removed after each new one.
+    backup_keep: int = Field(default=7, ge=1)
+    #: Client addresses (IP addresses or CIDR networks, comma-separated) /metrics answers without
+    #: METRICS_TOKEN; the client address is the one the rate limits count (see TRUSTED_PROXIES).
+    metrics_allowed_networks: str = "127.0.0.1,::1"
+    #: A bearer token that opens /metrics from anywhere (Authorization: Bearer ...); empty: none.
+    metrics_token: str = Field(default="", repr=False)
+    #: 'text' (lines for people) or 'json' (one JSON object a line, for a log collector); masked alike.
+    log_format: Literal["text", "json"] = "text"
 
     def __init__(self, **values: Any) -> None:
         try:
@@ -137,14 +164,14 @@ class Settings(BaseSettings):
         except ValidationError as error:
             raise SettingsError(_explain(error)) from None
 
-    @field_validator("store_env", "tryon_engine", mode="before")
+    @field_validator("store_env", "tryon_engine", "log_format", mode="before")
     @classmethod
     def _lower(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
 
     @field_validator(
         "tryon_timeout_seconds", "tryon_poll_interval_seconds", "tryon_max_wait_seconds", "outbox_interval_seconds",
-        "production_hold_minutes", "unpaid_order_ttl_hours", "mail_file_retention_days",
+        "production_hold_minutes", "unpaid_order_ttl_hours", "mail_file_retention_days", "backup_every_hours",
     )
     @classmethod
     def _finite(cls, value: float) -> float:
@@ -152,7 +179,7 @@ class Settings(BaseSettings):
             raise ValueError("must be a finite number of seconds")
         return value
 
-    @field_validator("image_fetch_allowed_networks")
+    @field_validator("image_fetch_allowed_networks", "metrics_allowed_networks")
     @classmethod
     def _networks(cls, value: str) -> str:
         entries = [entry.strip() for entry in value.split(",") if entry.strip()]
@@ -175,6 +202,26 @@ class Settings(BaseSettings):
             except ValueError:
                 raise ValueError(f"{entry!r} is not an IP address or network (or '*')") from None
         return ",".join(entries)
+
+    @field_validator("ship_to_countries")
+    @classmethod
+    def _ship_to(cls, value: str) -> str:
+        codes: list[str] = []
+        for code in (part.strip().upper() for part in value.split(",") if part.strip()):
+            if len(code) != 2 or pycountry.countries.get(alpha_2=code) is None:
+                raise ValueError(f"{code!r} is not an ISO 3166-1 two-letter country code (like US, CA, GB)")
+            if code not in codes:
+                codes.append(code)
+        if not codes:
+            raise ValueError("needs at least one country code (like US)")
+        return ",".join(codes)
+
+    @field_validator("mail_from", "support_email")
+    @classmethod
+    def _mail_address(cls, value: str) -> str:
+        if value and "@" not in parseaddr(value)[1]:
+            raise ValueError("not an email address like shop@example.com or 'Shop <shop@example.com>'")
+        return value
 
     @field_validator("smtp_url")
     @classmethod
@@ -210,6 +257,8 @@ class Settings(BaseSettings):
             object.__setattr__(self, "db_url", f"sqlite:///{data_dir / 'storefront.db'}")
         upload_dir = data_dir / "uploads" if self.upload_dir == Path() else _project_path(self.upload_dir)
         object.__setattr__(self, "upload_dir", upload_dir)
+        if self.backup_dir is not None:
+            object.__setattr__(self, "backup_dir", _project_path(self.backup_dir))
         object.__setattr__(self, "tryon_engine", _tryon_engine(self))
         origins_given = bool(self.allowed_origins)
         if not origins_given:
@@ -237,6 +286,7 @@ class Settings(BaseSettings):
                     " (e.g. https://shop.example): the store answers and accepts websockets from those only"
                 )
             _check_production_network(self)
+            _check_production_mail(self)
         return self
 
     @property
@@ -248,6 +298,16 @@ class Settings(BaseSettings):
     def allowed_origin_list(self) -> list[str]:
         """ALLOWED_ORIGINS as a list (Reflex's cors_allowed_origins)."""
         return self.allowed_origins.split(",")
+
+    @property
+    def support_address(self) -> str:
+        """SUPPORT_EMAIL, else the address of MAIL_FROM (without its display name)."""
+        return parseaddr(self.support_email)[1] if self.support_email else parseaddr(self.mail_from)[1]
+
+    @property
+    def ship_to(self) -> tuple[str, ...]:
+        """SHIP_TO_COUNTRIES as a tuple of upper-case codes."""
+        return tuple(self.ship_to_countries.split(","))
 
     @property
     def shopify_connected(self) -> bool:
@@ -364,6 +424,27 @@ def _check_production_network(settings: Settings) -> None:
                 f"STORE_ENV=production needs https:// origins in ALLOWED_ORIGINS, got {origin!r}: over http the"
                 " admin's session and the shoppers' orders cross the network in clear (http is kept for localhost)"
             )
+
+
+def _is_local_address(address: str) -> bool:
+    """Whether an email address's domain is this machine or no public domain at all."""
+    domain = address.rpartition("@")[2].lower().rstrip(".")
+    return domain in LOOPBACK_HOSTS or domain.endswith(".localhost") or "." not in domain
+
+
+def _check_production_mail(settings: Settings) -> None:
+    """Production mails from, and is answered at, a real domain: mail from localhost is refused or
+    filed as spam by every provider, and a reply to it goes nowhere."""
+    if _is_local_address(parseaddr(settings.mail_from)[1]):
+        raise ValueError(
+            f"STORE_ENV=production needs MAIL_FROM at the shop's own domain (like 'Shop <shop@example.com>'),"
+            f" got {settings.mail_from!r}: mail from localhost is refused or filed as spam"
+        )
+    if _is_local_address(settings.support_address):
+        raise ValueError(
+            f"STORE_ENV=production needs SUPPORT_EMAIL at a real domain, got {settings.support_address!r}:"
+            " shoppers' replies and contact messages go there"
+        )
 
 
 def _explain(error: ValidationError) -> str:

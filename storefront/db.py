@@ -7,12 +7,12 @@ from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
-from alembic import command
 from alembic.config import Config as AlembicConfig
 from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, create_engine
 
+from alembic import command
 from storefront.config import PROJECT_ROOT, get_settings
 from storefront.services.platform.private_files import private_sqlite
 
@@ -62,9 +62,11 @@ def session_scope(engine: Engine | None = None) -> Iterator[Session]:
 def read_scope(engine: Engine | None = None) -> Iterator[Session]:
     """A session for reads only, each statement its own transaction (autocommit): on PostgreSQL a
     read then costs no BEGIN and COMMIT round trips. Nothing written in it is kept."""
-    with (engine or get_engine()).connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
-        with Session(connection, expire_on_commit=False) as session:
-            yield session
+    with (
+        (engine or get_engine()).connect().execution_options(isolation_level="AUTOCOMMIT") as connection,
+        Session(connection, expire_on_commit=False) as session,
+    ):
+        yield session
 
 
 def alembic_config(url: str) -> AlembicConfig:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy import Column, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
@@ -14,7 +14,7 @@ DB_INT_MAX = 2**63 - 1
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class CatalogProduct(SQLModel, table=True):
@@ -35,6 +35,8 @@ class CatalogProduct(SQLModel, table=True):
     #: When staff archived it: hidden from the store and the back office's lists, kept for the
     #: orders that name it; a sync leaves it archived.
     archived_at: datetime | None = Field(default=None, index=True)
+    #: Whether it was shown when staff archived it: Restore brings it back as it was.
+    shown_before_archive: bool | None = Field(default=None)
     is_published: bool = Field(default=False)
     blueprint_id: int | None = Field(default=None)
     print_provider_id: int | None = Field(default=None)
@@ -53,9 +55,7 @@ class CatalogVariant(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     product_id: str = Field(
-        sa_column=Column(
-            String(64), ForeignKey("catalog_product.id", ondelete="CASCADE"), index=True, nullable=False
-        )
+        sa_column=Column(String(64), ForeignKey("catalog_product.id", ondelete="CASCADE"), index=True, nullable=False)
     )
     variant_id: int = Field(sa_column=Column(Integer, nullable=False))
     sku: str = Field(default="", max_length=128)
@@ -76,9 +76,7 @@ class CatalogImage(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     product_id: str = Field(
-        sa_column=Column(
-            String(64), ForeignKey("catalog_product.id", ondelete="CASCADE"), index=True, nullable=False
-        )
+        sa_column=Column(String(64), ForeignKey("catalog_product.id", ondelete="CASCADE"), index=True, nullable=False)
     )
     src: str = Field(sa_column=Column(Text, nullable=False))
     position: str = Field(default="", max_length=32)
@@ -115,6 +113,7 @@ class ImageSource(SQLModel, table=True):
 
 # --- Events ---------------------------------------------------------------------------------------
 
+
 class Event(SQLModel, table=True):
     """A tour date or event. Its times are the wall-clock times of the place, as the admin typed
     them ('yyyy-mm-ddThh:mm', which also sorts in time order); the price is in cents."""
@@ -142,6 +141,7 @@ class Event(SQLModel, table=True):
 # --- Orders ---------------------------------------------------------------------------------------
 # Card numbers and CVVs never reach these tables: an order keeps the gateway's payment id, the card
 # brand and the last four digits only.
+
 
 class Order(SQLModel, table=True):
     """A placed order: customer, shipping address, repriced totals in cents, payment and fulfilment."""
@@ -190,8 +190,10 @@ class Order(SQLModel, table=True):
     payment_provider: str = Field(default="test", max_length=16)
     #: The Stripe PaymentIntent the shopper pays now (an amended order gets a new one).
     payment_intent_id: str | None = Field(default=None, max_length=64, index=True)
-    #: The gateway's refund of the whole order, once one was asked for.
+    #: The gateway's latest refund of the order, once one was asked for.
     refund_id: str | None = Field(default=None, max_length=64)
+    #: What the gateway has refunded of the total so far (partial refunds add up to it).
+    refunded_cents: int = Field(default=0)
 
     printify_order_id: str | None = Field(default=None, max_length=64, index=True)
     printify_status: str | None = Field(default=None, max_length=32)
@@ -255,6 +257,27 @@ class PaymentAttempt(SQLModel, table=True):
     reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)
     finished_at: datetime | None = Field(default=None)
+
+
+class OrderRefund(SQLModel, table=True):
+    """One refund staff asked for: an amount, or lines, of a paid order (several add up to its total)."""
+
+    __tablename__ = "order_refund"
+
+    id: int | None = Field(default=None, primary_key=True)
+    order_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("orders.id", ondelete="CASCADE"), index=True, nullable=False)
+    )
+    #: The request's own key: a repeated request (a double click) finds its refund by it.
+    request_key: str = Field(max_length=160, unique=True)
+    amount_cents: int
+    #: The refunded lines as JSON [{"itemId": 1, "quantity": 1}], or None for an amount.
+    lines_json: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    #: requested, succeeded, pending (taken, not confirmed) or failed.
+    status: str = Field(max_length=16)
+    refund_id: str | None = Field(default=None, max_length=64)
+    actor: str = Field(max_length=100)
+    created_at: datetime = Field(default_factory=utcnow)
 
 
 class OrderHistory(SQLModel, table=True):
@@ -372,6 +395,10 @@ class MailMessage(SQLModel, table=True):
     last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     sent_at: datetime | None = Field(default=None, index=True)
     created_at: datetime = Field(default_factory=utcnow)
+    #: The address of a newsletter message's List-Unsubscribe header (one-click, RFC 8058); None for others.
+    list_unsubscribe: str | None = Field(default=None, max_length=2000)
+    #: Where a reply goes when not the support address (a contact message: the shopper who wrote it).
+    reply_to: str | None = Field(default=None, max_length=320)
 
 
 class NewsletterSubscriber(SQLModel, table=True):
@@ -387,3 +414,14 @@ class NewsletterSubscriber(SQLModel, table=True):
     unsubscribed_at: datetime | None = Field(default=None)
     #: When the last confirmation email was queued: a repeat sign-up re-sends it at most this often.
     last_confirmation_sent_at: datetime | None = Field(default=None)
+
+
+class StorePage(SQLModel, table=True):
+    """A policy or contact page's text as staff wrote it (Markdown); a page with no row shows its
+    default, written from the settings."""
+
+    __tablename__ = "store_page"
+
+    slug: str = Field(primary_key=True, max_length=32)
+    markdown: str = Field(sa_column=Column(Text, nullable=False))
+    updated_at: datetime = Field(default_factory=utcnow)

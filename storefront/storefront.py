@@ -12,7 +12,7 @@ import reflex as rx
 from storefront import wiring
 from storefront.api.app import create_api
 from storefront.components import styles
-from storefront.config import PRODUCTION, Settings, get_settings
+from storefront.config import PRODUCTION, Settings
 from storefront.pages import (  # noqa: F401  (importing a page module registers its routes)
     cart,
     collections,
@@ -25,28 +25,35 @@ from storefront.pages import (  # noqa: F401  (importing a page module registers
     product,
     products,
     shopify,
+    store_pages,
     try_on,
 )
 from storefront.pages.admin import dashboard, login, products as admin_products  # noqa: F401
-from storefront.first_view import FirstView
-from storefront.served_routes import served_routes
-from storefront.state.upload_handlers import upload_handlers
 from storefront.services.admin.auth import DEFAULT_PASSWORD_WARNING
-from storefront.services.platform import log_redaction
-from storefront.services.platform.background import Worker, start_worker
-from storefront.services.media.catalog_images import IDLE_SECONDS
-from storefront.services.platform.job_leases import JobLeases, one_at_a_time
-from storefront.services.orders.order_cancellation import EXPIRY_JOB, UnpaidOrderExpiry, start_unpaid_order_expiry
-from storefront.services.orders.fulfilment import start_outbox_worker
-from storefront.services.mail.outbox import start_mail_worker
-from storefront.services.orders.order_tracking import TRACKING_JOB, OrderTracker, start_order_tracker
 from storefront.services.catalog.store_catalogue import SYNC_JOB, start_catalogue_sync
 from storefront.services.events.upload_sweep import SWEEP_JOB, start_upload_sweep
+from storefront.services.mail.outbox import start_mail_worker
+from storefront.services.media.catalog_images import IDLE_SECONDS
+from storefront.services.operations.backup_schedule import BACKUP_JOB, start_scheduled_backups
+from storefront.services.orders.fulfilment import start_outbox_worker
+from storefront.services.orders.order_cancellation import EXPIRY_JOB, UnpaidOrderExpiry, start_unpaid_order_expiry
+from storefront.services.orders.order_tracking import TRACKING_JOB, start_order_tracker
+from storefront.services.platform import json_logs, log_redaction
+from storefront.services.platform.background import Worker, start_worker
+from storefront.services.platform.job_leases import JobLeases, one_at_a_time
+from storefront.state import event_timing
+from storefront.state.upload_handlers import upload_handlers
+from storefront.web.first_view import FirstView
+from storefront.web.served_routes import served_routes
 
 # Before anything logs: no token, card field or address reaches the log (Reflex logs failing events whole).
 log_redaction.install()
-settings = get_settings()
-api = create_api(settings, pages=FirstView, upload_handlers=upload_handlers())
+#: The process's one set of services, built from its settings: the API's routes and the pages use it alike.
+services = wiring.services()
+settings = services.settings
+if settings.log_format == "json":
+    json_logs.use_json_lines()
+api = create_api(settings, services=services, pages=FirstView, upload_handlers=upload_handlers())
 DEMO_PROVIDER_WORKERS_WARNING = (
     "REDIS_URL is set for several workers, but the embedded demo provider keeps its orders in each"
     " process's memory: an order sent by one worker is unknown to the others. Set PRINTIFY_API_TOKEN."
@@ -61,7 +68,7 @@ IMAGES_JOB = "catalogue-images"
 
 def job_leases() -> JobLeases:
     """This process's claims on the jobs one process of the store runs at a time."""
-    return JobLeases(api.state.services.session_factory)
+    return services.job_leases()
 
 
 async def stop_and_release(worker: Worker, job: str) -> None:
@@ -73,8 +80,7 @@ async def stop_and_release(worker: Worker, job: str) -> None:
 @contextlib.asynccontextmanager
 async def order_outbox_worker() -> AsyncIterator[None]:
     """Send paid orders to the provider in the background while the store runs."""
-    services = api.state.services
-    outbox = await asyncio.to_thread(wiring.order_outbox, settings, services.engine, services.provider)
+    outbox = await asyncio.to_thread(services.order_outbox)
     worker = start_outbox_worker(outbox, interval_seconds=settings.outbox_interval_seconds)
     try:
         yield
@@ -85,7 +91,7 @@ async def order_outbox_worker() -> AsyncIterator[None]:
 @contextlib.asynccontextmanager
 async def mail_outbox_worker() -> AsyncIterator[None]:
     """Send the queued customer emails in the background while the store runs."""
-    outbox = wiring.mail_outbox(settings, api.state.services.engine)
+    outbox = services.mail_outbox()
     worker = start_mail_worker(outbox, interval_seconds=settings.outbox_interval_seconds)
     try:
         yield
@@ -96,11 +102,8 @@ async def mail_outbox_worker() -> AsyncIterator[None]:
 @contextlib.asynccontextmanager
 async def order_tracker() -> AsyncIterator[None]:
     """Re-read sent orders that are not final yet, so a lost webhook never leaves a status stale."""
-    services = api.state.services
     interval = settings.order_poll_interval_seconds
-    tracker = OrderTracker(
-        services.session_factory, services.provider, wiring.store_shop(settings), interval=timedelta(seconds=interval)
-    )
+    tracker = services.order_tracker()
     worker = start_order_tracker(tracker, every_seconds=min(60.0, interval), leases=job_leases())
     try:
         yield
@@ -111,7 +114,6 @@ async def order_tracker() -> AsyncIterator[None]:
 @contextlib.asynccontextmanager
 async def unpaid_order_expiry() -> AsyncIterator[None]:
     """Cancel checkouts left unpaid past UNPAID_ORDER_TTL_HOURS, with their PaymentIntents."""
-    services = api.state.services
     ttl = timedelta(hours=settings.unpaid_order_ttl_hours)
     expiry = UnpaidOrderExpiry(services.session_factory, ttl, gateway=services.stripe, intents=services.intents)
     worker = start_unpaid_order_expiry(expiry, ttl, job_leases())
@@ -124,7 +126,7 @@ async def unpaid_order_expiry() -> AsyncIterator[None]:
 @contextlib.asynccontextmanager
 async def provider_check() -> AsyncIterator[None]:
     """Check the provider as the store starts, so no shopper's first page view waits for it."""
-    health = api.state.services.provider_health
+    health = services.provider_health
 
     def check_once() -> None:
         health.status()
@@ -139,10 +141,7 @@ async def catalogue_sync() -> AsyncIterator[None]:
     if settings.uses_demo_provider:  # the demo catalogue is seeded by `manage prepare`
         yield
         return
-    services = api.state.services
-    worker = start_catalogue_sync(
-        services.session_factory, services.provider, wiring.store_shop(settings), leases=job_leases()
-    )
+    worker = start_catalogue_sync(services.session_factory, services.provider, services.shop, leases=job_leases())
     try:
         yield
     finally:
@@ -152,7 +151,7 @@ async def catalogue_sync() -> AsyncIterator[None]:
 @contextlib.asynccontextmanager
 async def catalogue_images() -> AsyncIterator[None]:
     """Prepare the renditions of catalogue images that arrive by sync or webhook."""
-    preparer = wiring.image_preparer(settings, api.state.services.session_factory)
+    preparer = services.image_preparer()
     step = one_at_a_time(
         job_leases(), IMAGES_JOB, preparer.step, lease_seconds=IDLE_SECONDS * 3, idle_seconds=IDLE_SECONDS
     )
@@ -167,12 +166,28 @@ async def catalogue_images() -> AsyncIterator[None]:
 async def upload_sweep() -> AsyncIterator[None]:
     """Remove event photos no event uses (an unsaved form's, a deleted event's) after a week."""
     worker = start_upload_sweep(
-        api.state.services.session_factory, settings.upload_dir, settings.media_dir, job_leases()
+        services.session_factory, settings.upload_dir, settings.media_dir, job_leases()
     )
     try:
         yield
     finally:
         await stop_and_release(worker, SWEEP_JOB)
+
+
+@contextlib.asynccontextmanager
+async def scheduled_backups() -> AsyncIterator[None]:
+    """With BACKUP_DIR, a backup every BACKUP_EVERY_HOURS, the newest BACKUP_KEEP kept."""
+    if settings.backup_dir is None:
+        yield
+        return
+    worker = start_scheduled_backups(
+        wiring.store_files(settings), settings.backup_dir, timedelta(hours=settings.backup_every_hours),
+        settings.backup_keep, job_leases(),
+    )
+    try:
+        yield
+    finally:
+        await stop_and_release(worker, BACKUP_JOB)
 
 
 app = rx.App(
@@ -202,6 +217,25 @@ app.register_lifespan_task(order_tracker)
 app.register_lifespan_task(catalogue_images)
 app.register_lifespan_task(upload_sweep)
 app.register_lifespan_task(unpaid_order_expiry)
+app.register_lifespan_task(scheduled_backups)
+
+
+@contextlib.asynccontextmanager
+async def operations_figures() -> AsyncIterator[None]:
+    """/metrics counts this worker's open websockets and times its event handlers."""
+    event_timing.install()
+    if settings.log_format == "json":  # handlers the server added as it started write JSON too
+        json_logs.use_json_lines()
+
+    def websockets() -> int:
+        namespace = app.event_namespace
+        return len(namespace.sid_to_token) if namespace is not None else 0
+
+    services.websockets = websockets
+    yield
+
+
+app.register_lifespan_task(operations_figures)
 
 
 @contextlib.asynccontextmanager

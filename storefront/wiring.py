@@ -1,38 +1,88 @@
-"""Builds the external-service implementations the settings ask for."""
+"""The composition root: `services()` is the process's one `Services` (storefront/container.py),
+built from its settings on first use and shared by the API and the Reflex states; the functions
+below build each external-service implementation the settings ask for."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import timedelta
-from functools import lru_cache
+from functools import partial
 from typing import TYPE_CHECKING
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from storefront import db
+from storefront.config import Settings
+from storefront.services.content.store_pages import ShopFacts
 from storefront.services.mail.mailers import mailer_for
 from storefront.services.mail.outbox import MailOutbox
-from storefront.services.platform.signing import LinkSigner, store_secret_key
-from storefront.config import Settings
-from storefront.services.admin.auth import AdminAuth
+from storefront.services.mail.pictures import email_picture
+from storefront.services.mail.templates import Contact, address_lines, store_contact
 from storefront.services.media.catalog_images import CatalogImagePreparer
 from storefront.services.media.image_sources import ImageSourceLoader
+from storefront.services.operations.backups import StoreFiles
 from storefront.services.orders.fulfilment import OrderOutbox
 from storefront.services.orders.order_emails import OrderEmails
 from storefront.services.payments.gateway import PaymentGateway, TestPaymentGateway
+from storefront.services.platform.signing import LinkSigner, store_secret_key
 
 if TYPE_CHECKING:
-    from storefront.services.orders.intent_payments import IntentPayments
+    pass
+from storefront.config import get_settings
 from storefront.services.printify.client import SyncPrintifyClient
 from storefront.services.printify.demo import DemoPrintProvider
 from storefront.services.printify.provider import PrintProvider
-from storefront.services.printify.provider_status import ProviderHealth, StoreShop
+from storefront.services.printify.provider_status import StoreShop
 from storefront.services.shopify.catalogue import StoreCatalogue
 from storefront.services.shopify.demo import DemoStoreCatalogue
-from storefront.services.shopify.health import StoreHealth
 from storefront.services.tryon.engine import TryOnEngine
 from storefront.services.tryon.remote import RemoteTryOnEngine
+
+if TYPE_CHECKING:
+    from storefront.container import Services
+
+
+class _Installed:
+    """The process's services: built once, on first use (or installed by a test)."""
+
+    services: Services | None = None
+    lock = threading.Lock()
+
+
+def services() -> Services:
+    """The one `Services` of this process, built from `get_settings()` on first use: what the Reflex
+    states call, the same object storefront.py hands to the API."""
+    current = _Installed.services
+    if current is None:
+        with _Installed.lock:
+            if _Installed.services is None:
+                from storefront.container import Services  # the container builds with the functions below
+
+                _Installed.services = Services(get_settings())
+            current = _Installed.services
+    return current
+
+
+def use(installed: Services | None) -> Services | None:
+    """Make `installed` the process's services (None: build them from the settings again on next
+    use); the services it replaces. For tests and for a process that builds its own before start."""
+    with _Installed.lock:
+        previous, _Installed.services = _Installed.services, installed
+    return previous
+
+
+def session_scope() -> AbstractContextManager[Session]:
+    """A session on the services' database, committed on success and rolled back on error (the states' sessions)."""
+    return db.session_scope(services().engine)
+
+
+def read_scope() -> AbstractContextManager[Session]:
+    """A read-only session on the services' database, each statement its own transaction (see db.read_scope)."""
+    return db.read_scope(services().engine)
+
 
 DEMO_MEDIA_URL = "/uploads/demo"
 #: Where the demo store catalogue's drawings are written (under upload_dir) and served.
@@ -69,24 +119,6 @@ def payment_gateway(settings: Settings) -> PaymentGateway:
     )
 
 
-@lru_cache(maxsize=4)
-def shared_payment_gateway(settings: Settings) -> PaymentGateway:
-    """The one payment gateway of this process, shared by the API and the pages (one HTTP client;
-    the test gateway's memory of charges and refunds)."""
-    return payment_gateway(settings)
-
-
-def intent_payments(settings: Settings) -> IntentPayments | None:
-    """Stripe's side of paying orders for the pages, on the configured database; None without Stripe."""
-    from storefront.services.orders.intent_payments import IntentPayments
-    from storefront.services.payments.stripe_gateway import StripeGateway
-
-    gateway = shared_payment_gateway(settings)
-    if not isinstance(gateway, StripeGateway):
-        return None
-    return IntentPayments(session_factory(db.get_engine()), gateway, emails=order_emails(settings))
-
-
 def store_catalogue(settings: Settings) -> StoreCatalogue:
     """The Shopify GraphQL client when SHOPIFY_STORE_DOMAIN and a token are set (a Storefront token,
     or the legacy Admin token SHOPIFY_ACCESS_TOKEN), else the embedded demo catalogue (pictures
@@ -117,54 +149,10 @@ def tryon_engine(settings: Settings) -> TryOnEngine:
     )
 
 
-@lru_cache(maxsize=4)
-def shared_tryon_engine(settings: Settings) -> TryOnEngine:
-    """The one try-on engine of this process: its models are loaded once and kept."""
-    return tryon_engine(settings)
-
-
 def image_preparer(settings: Settings, session_factory: Callable[[], Session]) -> CatalogImagePreparer:
     """The preparer of catalogue image renditions, reading uploads from disk and the rest over HTTP."""
     loader = ImageSourceLoader(settings.upload_dir, allowed_networks=settings.image_fetch_allowed_networks.split(","))
     return CatalogImagePreparer(session_factory, loader, settings.media_dir)
-
-
-@lru_cache(maxsize=4)
-def shared_print_provider(settings: Settings) -> PrintProvider:
-    """The one provider instance of this process (the demo provider keeps its orders in memory)."""
-    return print_provider(settings)
-
-
-@lru_cache(maxsize=4)
-def shared_store_catalogue(settings: Settings) -> StoreCatalogue:
-    """The one store catalogue of this process: one HTTP client, one answer cache and one view of
-    the store's rate-limit bucket, shared by the API and the pages."""
-    return store_catalogue(settings)
-
-
-@lru_cache(maxsize=4)
-def store_health(settings: Settings) -> StoreHealth:
-    """The cached store-platform status of this process, shared by the banner and the store pages."""
-    return StoreHealth(shared_store_catalogue(settings))
-
-
-@lru_cache(maxsize=4)
-def provider_health(settings: Settings) -> ProviderHealth:
-    """The cached provider status of this process, shared by the API and the banner."""
-    return ProviderHealth(settings, shared_print_provider(settings))
-
-
-@lru_cache(maxsize=4)
-def store_shop(settings: Settings) -> StoreShop:
-    """The shop this process sells from (resolved on first use, then remembered)."""
-    return StoreShop(settings, shared_print_provider(settings))
-
-
-def print_shop_id(settings: Settings, provider: PrintProvider) -> int:
-    """PRINTIFY_SHOP_ID when it is one of the account's shops, else the first shop; ProviderError otherwise."""
-    if provider is shared_print_provider(settings):
-        return store_shop(settings)()
-    return StoreShop(settings, provider)()
 
 
 def session_factory(engine: Engine) -> Callable[[], Session]:
@@ -172,33 +160,55 @@ def session_factory(engine: Engine) -> Callable[[], Session]:
     return lambda: Session(engine, expire_on_commit=False)
 
 
-def order_outbox(settings: Settings, engine: Engine, provider: PrintProvider) -> OrderOutbox:
+def order_outbox(settings: Settings, engine: Engine, provider: PrintProvider, shop: StoreShop) -> OrderOutbox:
     """The outbox that sends paid orders to the provider (start it with fulfilment.start_outbox_worker)."""
-    shop = store_shop(settings) if provider is shared_print_provider(settings) else StoreShop(settings, provider)
     hold = timedelta(minutes=settings.production_hold_minutes)
     return OrderOutbox(session_factory(engine), provider, shop, production_hold=hold)
-
-
-@lru_cache(maxsize=4)
-def admin_auth(settings: Settings) -> AdminAuth:
-    """The admin sign-in of this process on the configured database (the password hashed once)."""
-    return AdminAuth(session_factory(db.get_engine()), settings)
 
 
 def mail_outbox(settings: Settings, engine: Engine) -> MailOutbox:
     """The outbox that sends customer emails (start it with outbox.start_mail_worker)."""
     return MailOutbox(
         session_factory(engine), mailer_for(settings.smtp_url, settings.data_dir), settings.mail_from,
-        keep_files=timedelta(days=settings.mail_file_retention_days),
+        keep_files=timedelta(days=settings.mail_file_retention_days), reply_to=settings.support_address,
     )
 
 
-@lru_cache(maxsize=4)
 def link_signer(settings: Settings) -> LinkSigner:
     """Signs the links in customer emails with SECRET_KEY (or the key kept in DATA_DIR)."""
     return LinkSigner(store_secret_key(settings.secret_key, settings.data_dir))
 
 
+def mail_contact(settings: Settings) -> Contact:
+    """Every email's footer: the support address, the shop's postal address, the policies."""
+    return store_contact(settings.shop_name, settings.support_address, settings.shop_address, settings.public_url)
+
+
+def shop_facts(settings: Settings) -> ShopFacts:
+    """What the policies' default texts say about the shop."""
+    return ShopFacts(
+        settings.shop_name, settings.support_address, address_lines(settings.shop_address), settings.ship_to,
+        settings.public_url,
+    )
+
+
 def order_emails(settings: Settings) -> OrderEmails:
-    """The order emails (links under PUBLIC_URL, signed with the store's key)."""
-    return OrderEmails(settings.public_url, link_signer(settings), link_lifetime=timedelta(days=settings.order_link_days))
+    """The order emails of these settings: links under PUBLIC_URL signed with the store's key
+    (ORDER_LINK_DAYS), the support address and policies in the footer, JPEG copies of the pictures."""
+    return OrderEmails(
+        settings.public_url,
+        link_signer(settings),
+        link_lifetime=timedelta(days=settings.order_link_days),
+        contact=mail_contact(settings),
+        picture=partial(email_picture, media_dir=settings.media_dir),
+    )
+
+
+def store_files(settings: Settings) -> StoreFiles:
+    """What a backup of this store holds (services/operations/backups.py), from its settings."""
+    return StoreFiles(
+        db_url=settings.db_url,
+        data_dir=settings.data_dir,
+        upload_dir=settings.upload_dir,
+        secret_key_configured=bool(settings.secret_key),
+    )

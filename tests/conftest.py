@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, make_url, text
 from sqlalchemy.engine import Engine
 
+from storefront import wiring
+from storefront.config import Settings
+from storefront.container import Services
 from storefront.db import make_engine, migrate
 from tests.databases import temporary_database
 
@@ -40,7 +44,10 @@ def postgres_template() -> Iterator[str]:
         admin = create_engine(make_url(TEST_DATABASE_URL), isolation_level="AUTOCOMMIT")
         with admin.connect() as connection:
             connection.execute(
-                text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :name AND pid <> pg_backend_pid()"),
+                text(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE datname = :name AND pid <> pg_backend_pid()"
+                ),
                 {"name": name},
             )
         admin.dispose()
@@ -66,6 +73,23 @@ def engine(database_url: str) -> Iterator[Engine]:
     engine = make_engine(database_url)
     yield engine
     engine.dispose()
+
+
+@pytest.fixture
+def install_services() -> Iterator[Callable[..., Services]]:
+    """Builds services (settings plus any of engine, gateway, provider, clock, try-on engine, store
+    catalogue) and makes them the process's for the test, as the store's are: the Reflex states use
+    them, and `create_api(services=...)` hands the same ones to the API. The process's own come back after."""
+    replaced: list[Services | None] = []
+
+    def install(settings: Settings, **injected: Any) -> Services:
+        services = Services(settings, **injected)
+        replaced.append(wiring.use(services))
+        return services
+
+    yield install
+    if replaced:
+        wiring.use(replaced[0])
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # type: ignore[no-untyped-def]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +12,10 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from storefront.services.catalog import catalog
-from storefront.services.printify.demo import DemoPrintProvider
 from storefront.services.catalog.seed import seed_catalogue_if_empty
+from storefront.services.orders.order_emails import OrderEmails
+from storefront.services.platform.signing import LinkSigner
+from storefront.services.printify.demo import DemoPrintProvider
 
 SHIPPING_ADDRESS: dict[str, str] = {
     "first_name": "Ada",
@@ -32,6 +34,8 @@ GOOD_CARD: dict[str, str] = {
     "cardholderName": "Ada Lovelace",
 }
 DECLINED_CARD: dict[str, str] = {**GOOD_CARD, "cardNumber": "4000 0000 0000 0002"}
+#: The order emails the services under test queue (the store's are built by the wiring).
+ORDER_EMAILS = OrderEmails("https://shop.example", LinkSigner(b"test-signing-key"))
 
 
 @dataclass(frozen=True)
@@ -101,7 +105,7 @@ class FakeClock:
     """A clock tests move by hand."""
 
     def __init__(self, start: datetime | None = None) -> None:
-        self.now = start or datetime(2030, 1, 1, 12, 0, tzinfo=timezone.utc)
+        self.now = start or datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
 
     def __call__(self) -> datetime:
         return self.now

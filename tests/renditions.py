@@ -28,7 +28,9 @@ def remember_prepared(session: Session, srcs: Iterable[str]) -> None:
     """Record the addresses as prepared: rows already cached get them now, later syncs on upsert."""
     for src in set(srcs):
         done = prepared(src)
-        session.merge(ImageSource(src_key=src_key(src), src=src, digest=done.digest, width=done.width, height=done.height))
+        session.merge(
+            ImageSource(src_key=src_key(src), src=src, digest=done.digest, width=done.width, height=done.height)
+        )
         session.exec(
             update(CatalogImage).where(col(CatalogImage.src) == src).values(digest=done.digest, width=SIZE, height=SIZE)
         )

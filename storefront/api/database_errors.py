@@ -7,8 +7,7 @@ import logging
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
-from sqlalchemy.exc import InterfaceError, OperationalError
-from sqlalchemy.exc import TimeoutError as PoolTimeoutError
+from sqlalchemy.exc import InterfaceError, OperationalError, TimeoutError as PoolTimeoutError
 
 logger = logging.getLogger(__name__)
 
@@ -21,7 +20,9 @@ UNAVAILABLE = (OperationalError, InterfaceError, PoolTimeoutError)
 
 async def database_unavailable(request: Request, exc: Exception) -> JSONResponse:
     # The statement and its parameters are left out of the log: they may hold personal data.
-    logger.error("Database unavailable during %s %s: %s", request.method, request.url.path, type(exc.__cause__ or exc).__name__)
+    logger.error(
+        "Database unavailable during %s %s: %s", request.method, request.url.path, type(exc.__cause__ or exc).__name__
+    )
     return JSONResponse(
         {"error": DATABASE_UNAVAILABLE, "details": None},
         status_code=503,

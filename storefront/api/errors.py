@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fastapi.responses import JSONResponse
 
-from storefront.services.platform.errors import ServiceError, TooManyRequestsError, ValidationError
 from storefront.services.payments.gateway import PaymentDeclined
+from storefront.services.platform.errors import ServiceError, TooManyRequestsError, ValidationError
 
 PAYMENT_FAILED = "Payment processing failed"
 

@@ -12,8 +12,8 @@ from sqlmodel import Session
 
 from storefront.api.admin.session import ADMIN_ERRORS, ADMIN_ONLY
 from storefront.api.events_schemas import Event, EventForm, PublicEvent
-from storefront.api.sessions import SessionRoute, get_session
 from storefront.api.schemas import Deleted, dump, errors
+from storefront.api.sessions import SessionRoute, get_session
 from storefront.models import DB_INT_MAX
 from storefront.services.events import events
 
@@ -79,7 +79,9 @@ def create_event(payload: EventForm | None = Body(None), session: Session = Depe
 
 
 @router.put(EVENT, response_model=Event, responses=errors(404))
-def update_event(event_id: str, payload: EventForm | None = Body(None), session: Session = Depends(get_session)) -> dict[str, Any]:
+def update_event(
+    event_id: str, payload: EventForm | None = Body(None), session: Session = Depends(get_session)
+) -> dict[str, Any]:
     """Replace the event with the form (its registrations are kept): the event."""
     view = events.update_event(session, event_id, _object(payload))
     session.commit()

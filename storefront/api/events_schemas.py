@@ -37,12 +37,12 @@ class EventForm(_Open):
     title: Text = Field(None, description="Required")
     description: Text = Field(None, description="Required")
     location: Text = Field(None, description="Required")
-    startDate: Text = Field(None, description="Required, yyyy-mm-ddThh:mm")  # noqa: N815
-    endDate: Text = Field(None, description="Optional, yyyy-mm-ddThh:mm")  # noqa: N815
+    startDate: Text = Field(None, description="Required, yyyy-mm-ddThh:mm")
+    endDate: Text = Field(None, description="Optional, yyyy-mm-ddThh:mm")
     images: list[Any] | None = Field(None, description="Image URLs; blank entries are dropped")
     videos: list[Any] | None = Field(None, description="Video URLs; blank entries are dropped")
     links: list[Any] | None = Field(None, description="[{title, url}]; a link missing either is dropped")
-    isActive: bool | None = Field(None, description="Default true")  # noqa: N815
+    isActive: bool | None = Field(None, description="Default true")
     featured: bool | None = Field(None, description="Default false")
     capacity: Number = Field(None, description="Optional whole number")
     price: Number = Field(None, description="Optional, at least 0, dollars")
@@ -58,16 +58,16 @@ class PublicEvent(BaseModel):
     title: str
     description: str
     location: str
-    startDate: str  # noqa: N815
-    endDate: str | None = None  # noqa: N815
+    startDate: str
+    endDate: str | None = None
     images: list[str]
     videos: list[str]
     links: list[EventLink]
-    isActive: bool  # noqa: N815
+    isActive: bool
     featured: bool
     capacity: int | None = None
     price: float | None = None
-    registrationCount: int = 0  # noqa: N815
+    registrationCount: int = 0
 
 
 class Event(PublicEvent):

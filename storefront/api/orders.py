@@ -14,6 +14,7 @@ from fastapi import APIRouter, Body, Depends, Header, Query, Request
 from fastapi.responses import JSONResponse
 from sqlmodel import Session
 
+from storefront.api.errors import error_response
 from storefront.api.orders_schemas import (
     GuestOrder,
     LookupRequest,
@@ -24,13 +25,12 @@ from storefront.api.orders_schemas import (
     PlacedOrder,
     ReplayedOrder,
 )
-from storefront.api.errors import error_response
 from storefront.api.schemas import dump, errors
 from storefront.api.sessions import SessionRoute, get_session
 from storefront.services.orders import checkout, fulfilment, order_access, order_lookup
-from storefront.services.platform.errors import ConflictError, ServiceError
 from storefront.services.orders.order_payment import card_from_form, payment_key
 from storefront.services.orders.statuses import PaymentStatus
+from storefront.services.platform.errors import ConflictError, ServiceError
 
 router = APIRouter(route_class=SessionRoute)
 
@@ -78,8 +78,10 @@ def create_order(
     data = dump(payload)
     body_key = data.get("idempotencyKey")
     key = idempotency_key or (body_key if isinstance(body_key, str) else None)
-    limiter = checkout.order_limiter(services.session_factory, services.settings.orders_per_hour, services.clock)
-    placed = checkout.place_order(session, data, key, access_token, limiter=limiter, client=client_address(request))
+    placed = checkout.place_order(
+        session, data, key, access_token, limiter=services.order_limiter, client=client_address(request),
+        ship_to=services.settings.ship_to,
+    )
     order = placed.order
     if placed.access_token is None:
         ref = {"id": order.number, "orderNumber": order.number}

@@ -9,8 +9,15 @@ from pydantic import Field
 from storefront.api.payments_schemas import _CARD_EXAMPLE, CardData
 from storefront.api.schemas import AnyText, Email, Id, Number, Text, _example, _Open
 
-
-_ADDRESS_EXAMPLE = {"first_name": "Ada", "last_name": "Lovelace", "address1": "12 Analytical Row", "city": "Albany", "state_code": "NY", "country_code": "US", "zip": "12207"}
+_ADDRESS_EXAMPLE = {
+    "first_name": "Ada",
+    "last_name": "Lovelace",
+    "address1": "12 Analytical Row",
+    "city": "Albany",
+    "state_code": "NY",
+    "country_code": "US",
+    "zip": "12207",
+}
 
 
 class Address(_Open):
@@ -30,16 +37,16 @@ class OrderLine(_Open):
     """An order line as the cart sends it; its price is never trusted (the server reprices it)."""
 
     id: Id = None
-    productId: Id = None  # noqa: N815
-    printifyProductId: Id = None  # noqa: N815
-    printifyVariantId: Id = None  # noqa: N815
-    variantId: Id = None  # noqa: N815
+    productId: Id = None
+    printifyProductId: Id = None
+    printifyVariantId: Id = None
+    variantId: Id = None
     name: Text = None
     size: Text = None
     color: Text = None
     price: Number = None
     quantity: Number = None
-    imageUrl: Text = None  # noqa: N815
+    imageUrl: Text = None
     source: Text = None
 
 
@@ -60,44 +67,44 @@ class OrderRequest(_Open):
         }
     )
 
-    customerEmail: Email = Field(None, description="A valid email ('Please enter a valid email address')")  # noqa: N815
-    customerName: Text = Field(None, description="At least 2 characters ('Name must be at least 2 characters')")  # noqa: N815
-    customerPhone: Text = Field(None, description="Optional")  # noqa: N815
-    shippingAddress: Address | None = None  # noqa: N815
-    billingAddress: Address | None = Field(None, description="Checked only when sameAsShipping is false")  # noqa: N815
-    sameAsShipping: bool | None = Field(None, description="Default true")  # noqa: N815
+    customerEmail: Email = Field(None, description="A valid email ('Please enter a valid email address')")
+    customerName: Text = Field(None, description="At least 2 characters ('Name must be at least 2 characters')")
+    customerPhone: Text = Field(None, description="Optional")
+    shippingAddress: Address | None = None
+    billingAddress: Address | None = Field(None, description="Checked only when sameAsShipping is false")
+    sameAsShipping: bool | None = Field(None, description="Default true")
     items: list[OrderLine] | None = Field(None, description="Not empty ('No items in cart')")
     subtotal: Number = Field(None, description="Must match the lines within 0.01 (else 'Price mismatch detected...')")
     shipping: Number = None
     tax: Number = None
     total: Number = None
-    idempotencyKey: Text = Field(None, description="Or the Idempotency-Key header")  # noqa: N815
+    idempotencyKey: Text = Field(None, description="Or the Idempotency-Key header")
 
 
 class OrderItemView(_Open):
     id: Any = None
-    productId: Any = None  # noqa: N815
-    variantId: Any = None  # noqa: N815
+    productId: Any = None
+    variantId: Any = None
     name: str | None = None
     size: str | None = None
     color: str | None = None
     quantity: int | None = None
     price: float | None = None
-    imageUrl: str | None = None  # noqa: N815
+    imageUrl: str | None = None
 
 
 class ShopperOrder(_Open):
     """What the shopper is told about an order: lines, money in dollars, where it stands."""
 
     id: str
-    orderNumber: str  # noqa: N815
+    orderNumber: str
     subtotal: float
     shipping: float
     tax: float
     total: float
     status: str
-    paymentStatus: str  # noqa: N815
-    createdAt: str  # noqa: N815
+    paymentStatus: str
+    createdAt: str
     items: list[OrderItemView]
 
 
@@ -105,37 +112,37 @@ class PaymentHandoff(_Open):
     """What the browser needs to pay with Stripe's Payment Element (only when Stripe takes payments)."""
 
     provider: str = Field(description="'stripe'")
-    clientSecret: str = Field(description="The order's PaymentIntent client secret, for Stripe.js only")  # noqa: N815
-    publishableKey: str  # noqa: N815
+    clientSecret: str = Field(description="The order's PaymentIntent client secret, for Stripe.js only")
+    publishableKey: str
 
 
 class PlacedOrder(_Open):
     order: ShopperOrder
-    accessToken: str | None = Field(None, description="Opens the order later (X-Order-Token)")  # noqa: N815
+    accessToken: str | None = Field(None, description="Opens the order later (X-Order-Token)")
     payment: PaymentHandoff | None = Field(None, description="With Stripe: how the browser pays the order")
 
 
 class ReplayedOrderRef(_Open):
     id: str = Field(description="The order the first request made")
-    orderNumber: str  # noqa: N815
+    orderNumber: str
 
 
 class ReplayedOrder(_Open):
     """The answer to a repeated request (same Idempotency-Key and body) without the order's token."""
 
     order: ReplayedOrderRef
-    accessToken: None = Field(None, description="Never: the first answer's token stays the only one")  # noqa: N815
+    accessToken: None = Field(None, description="Never: the first answer's token stays the only one")
     replayed: bool = True
 
 
 class PaymentRequest(_Open):
     model_config = _example({"paymentId": "pay_1700000000_abc123", "paymentMethod": "card", "cardData": _CARD_EXAMPLE})
 
-    paymentId: str | int | None = Field(None, description="Client-generated; a retried request charges once")  # noqa: N815
-    shopId: Any = None  # noqa: N815
-    paymentMethod: Text = None  # noqa: N815
+    paymentId: str | int | None = Field(None, description="Client-generated; a retried request charges once")
+    shopId: Any = None
+    paymentMethod: Text = None
     amount: Number = None
-    cardData: CardData | None = None  # noqa: N815
+    cardData: CardData | None = None
 
 
 class PaymentAnswer(_Open):
@@ -146,15 +153,19 @@ class PaymentAnswer(_Open):
 class OrderStatusAnswer(_Open):
     id: str
     status: str
-    paymentStatus: str  # noqa: N815
-    printifyStatus: str | None = None  # noqa: N815
-    printifyOrderId: str | None = None  # noqa: N815
-    trackingNumber: str | None = None  # noqa: N815
-    trackingCarrier: str | None = None  # noqa: N815
-    trackingUrl: str | None = None  # noqa: N815
-    shippedAt: str | None = None  # noqa: N815
-    deliveredAt: str | None = None  # noqa: N815
-    needsAttention: bool = False  # noqa: N815
+    paymentStatus: str = Field(description="As stored, or 'partially_refunded' while part of a paid order is refunded")
+    customerStatus: str = Field("", description="The one status the customer is told (awaiting_payment ... refunded)")
+    customerStatusLabel: str = Field("", description="Its badge ('Shipped')")
+    customerStatusText: str = Field("", description="Its sentence, as the order page and the emails say it")
+    amountRefunded: Number = Field(0, description="Dollars refunded so far")
+    printifyStatus: str | None = None
+    printifyOrderId: str | None = None
+    trackingNumber: str | None = None
+    trackingCarrier: str | None = None
+    trackingUrl: str | None = None
+    shippedAt: str | None = None
+    deliveredAt: str | None = None
+    needsAttention: bool = False
 
 
 class LookupRequest(_Open):
@@ -162,7 +173,9 @@ class LookupRequest(_Open):
 
     number: AnyText = Field(None, description="The order number ('SF-000123'); 'Order number is required'")
     email: AnyText = Field(
-        None, description="The email the order was placed with; 'Email is required'", json_schema_extra={"format": "email"}
+        None,
+        description="The email the order was placed with; 'Email is required'",
+        json_schema_extra={"format": "email"},
     )
 
 
@@ -170,4 +183,4 @@ class GuestOrder(_Open):
     """The guest view of an order (lookup or token)."""
 
     id: str
-    orderNumber: str | None = None  # noqa: N815
+    orderNumber: str | None = None

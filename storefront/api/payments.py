@@ -7,9 +7,9 @@ from fastapi import APIRouter, Body, Request
 from storefront.api.orders import client_address
 from storefront.api.payments_schemas import CardCheckAnswer, CardCheckRequest
 from storefront.api.schemas import dump, errors
-from storefront.services.platform.errors import ValidationError
 from storefront.services.orders.order_payment import card_from_form
 from storefront.services.payments.gateway import validate_card
+from storefront.services.platform.errors import ValidationError
 
 router = APIRouter()
 

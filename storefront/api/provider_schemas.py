@@ -15,11 +15,11 @@ class Shop(_Open):
 
 class ProviderStatusAnswer(_Open):
     configured: bool
-    hasApiKey: bool  # noqa: N815
-    apiKeyLength: int  # noqa: N815
+    hasApiKey: bool
+    apiKeyLength: int
     timestamp: str
 
 
 class RefreshAnswer(_Open):
     message: str
-    isConfigured: bool  # noqa: N815
+    isConfigured: bool

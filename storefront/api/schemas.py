@@ -18,7 +18,6 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-
 #: A text field the service checks itself (missing, blank or mistyped -> the spec's message).
 Text = str | None
 #: A number the browser may send as a JSON number or a numeric string ("29.99").

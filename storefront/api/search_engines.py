@@ -7,8 +7,8 @@ from fastapi import APIRouter, Depends, Request, Response
 from sqlmodel import Session
 
 from storefront.api.sessions import SessionRoute, get_session
-from storefront.page_head import sitemap_entries
 from storefront.services.catalog.sitemap import ROBOTS_PATH, SITEMAP_PATH, render_robots, render_sitemap
+from storefront.web.page_head import sitemap_entries
 
 router = APIRouter(tags=["search engines"], route_class=SessionRoute)
 

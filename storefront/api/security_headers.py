@@ -42,7 +42,7 @@ HSTS = "max-age=31536000; includeSubDomains"
 STRICT_POLICY = "default-src 'none'; frame-ancestors 'none'"
 #: Where catalogue pictures come from before (or instead of) the store's own renditions.
 IMAGE_HOSTS = ("https://images.printify.com", "https://images-api.printify.com", "https://cdn.shopify.com")
-#: The players an event's video link opens in (state/events.py embed_url).
+#: The players an event's video link opens in (services/events/cards.py embed_url).
 VIDEO_FRAME_HOSTS = ("https://www.youtube-nocookie.com", "https://player.vimeo.com")
 #: Stripe's own frames (3-D Secure) besides the Stripe.js host, as Stripe's CSP guide lists them.
 STRIPE_HOOKS = "https://hooks.stripe.com"

@@ -14,10 +14,14 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Query, Request
 
-from storefront import wiring
 from storefront.api.orders import client_address
 from storefront.api.schemas import errors
-from storefront.api.shopify_schemas import Collections, StoreProduct as StoreProductAnswer, StoreProducts, StoreStatusAnswer
+from storefront.api.shopify_schemas import (
+    Collections,
+    StoreProduct as StoreProductAnswer,
+    StoreProducts,
+    StoreStatusAnswer,
+)
 from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.shopify.catalogue import (
     MAX_PAGE_SIZE,
@@ -26,11 +30,10 @@ from storefront.services.shopify.catalogue import (
     StoreProduct,
     StoreStatus,
 )
-from storefront.services.shopify.health import StoreHealth
 from storefront.services.shopify.graphql import set_buyer_ip
-from storefront.services.shopify.throttle import store_key
+from storefront.services.shopify.health import StoreHealth
 from storefront.services.shopify.sanitize import sanitize_html
-
+from storefront.services.shopify.throttle import store_key
 
 
 async def throttle(request: Request) -> None:
@@ -51,11 +54,11 @@ _MAX_ID_DIGITS = 19
 
 
 def store_catalogue(request: Request) -> StoreCatalogue:
-    """The app's catalogue, built from the settings on first use."""
+    """The app's catalogue: its services' own (shared with the pages), or one a test set on the app."""
     state = request.app.state
     catalogue = getattr(state, "store_catalogue", None)
     if catalogue is None:
-        catalogue = wiring.shared_store_catalogue(state.services.settings)
+        catalogue = state.services.store_catalogue
         state.store_catalogue = catalogue
     return catalogue
 
@@ -66,10 +69,9 @@ def store_health(request: Request) -> StoreHealth:
     state = request.app.state
     health = getattr(state, "store_health", None)
     if health is None:
-        settings = state.services.settings
         catalogue = store_catalogue(request)
-        shared = catalogue is wiring.shared_store_catalogue(settings)
-        health = wiring.store_health(settings) if shared else StoreHealth(catalogue)
+        shared = catalogue is state.services.store_catalogue
+        health = state.services.store_health if shared else StoreHealth(catalogue)
         state.store_health = health
     return health
 

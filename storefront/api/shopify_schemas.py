@@ -10,7 +10,7 @@ from storefront.api.schemas import _Open
 class StoreStatusAnswer(_Open):
     status: str = Field(description="'demo', 'connected' or 'error'")
     message: str | None = None
-    shopName: str | None = None  # noqa: N815
+    shopName: str | None = None
     domain: str | None = None
 
 
@@ -51,7 +51,7 @@ class StoreProduct(_Open):
 
 class StoreProducts(_Open):
     products: list[StoreProduct]
-    nextCursor: str | None = None  # noqa: N815
+    nextCursor: str | None = None
 
 
 class Collection(_Open):

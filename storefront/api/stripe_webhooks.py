@@ -48,7 +48,9 @@ STRIPE_EVENT_BODY = {
     WEBHOOK_PATH,
     response_model=WebhookReceipt,
     openapi_extra={"requestBody": STRIPE_EVENT_BODY},
-    responses=errors(400, 404, 413, 503, d400=BAD_SIGNATURE, d404=NOT_STRIPE, d503="Applying must wait; Stripe retries"),
+    responses=errors(
+        400, 404, 413, 503, d400=BAD_SIGNATURE, d404=NOT_STRIPE, d503="Applying must wait; Stripe retries"
+    ),
 )
 async def receive_stripe_event(request: Request) -> Any:
     """One Stripe event, verified on the raw body's bytes with the SDK's verifier, applied once."""

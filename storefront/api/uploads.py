@@ -21,8 +21,8 @@ from storefront.api.bodies import BodyTooLarge, capped
 from storefront.api.schemas import errors
 from storefront.api.uploads_schemas import UPLOAD_BODY, UploadAnswer
 from storefront.services.media import uploads
-from storefront.services.platform.errors import ValidationError
 from storefront.services.media.images import MAX_IMAGE_BYTES
+from storefront.services.platform.errors import ValidationError
 
 router = APIRouter(dependencies=ADMIN_ONLY, responses=ADMIN_ERRORS, tags=["uploads (admin)"])
 
@@ -65,7 +65,9 @@ async def _read(file: UploadFile) -> uploads.UploadedFile:
     return uploads.UploadedFile(filename=file.filename or "", data=data)
 
 
-@router.post(UPLOAD_IMAGES, response_model=UploadAnswer, openapi_extra={"requestBody": UPLOAD_BODY}, responses=errors(413))
+@router.post(
+    UPLOAD_IMAGES, response_model=UploadAnswer, openapi_extra={"requestBody": UPLOAD_BODY}, responses=errors(413)
+)
 async def upload_images(request: Request) -> Any:
     """Multipart field `images` (1 to 10 files, each an image of at most 10 MB): every file is
     re-encoded as WebP and stored, or none is. {files: [{url}]}."""

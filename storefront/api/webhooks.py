@@ -24,15 +24,8 @@ SIGNATURE_HEADER = "X-Pfy-Signature"
 
 def provider_events(request: Request) -> ProviderEvents:
     """The webhook service on the app's database and provider, for our shop."""
-    services = request.app.state.services
-    return ProviderEvents(
-        services.session_factory,
-        services.provider,
-        lambda: services.shop_id,
-        services.settings.printify_webhook_secret,
-        clock=services.clock,
-        emails=services.emails,
-    )
+    events: ProviderEvents = request.app.state.services.provider_events()
+    return events
 
 
 @router.post(

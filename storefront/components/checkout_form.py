@@ -3,9 +3,10 @@
 import reflex as rx
 
 from storefront.components import styles
+from storefront.services.orders.ship_to import US, all_countries, us_states
+from storefront.services.platform.store_routes import BY_SLUG, PRIVACY, REFUNDS, SHIPPING, TERMS, StorePageRoute
 from storefront.state.cart import CartState
-from storefront.state.checkout import PAYMENT_ELEMENT_ID
-from storefront.state.checkout import CheckoutState as S
+from storefront.state.checkout import PAYMENT_ELEMENT_ID, CheckoutState as S
 
 ADDRESS_FIELDS: list[tuple[str, str, str]] = [
     ("first_name", "First name", "given-name"),
@@ -54,7 +55,11 @@ def field_error(key: str) -> rx.Component:
 
 def labelled(label: str, control: rx.Component, key: str) -> rx.Component:
     return rx.vstack(
-        rx.el.label(rx.text(label, size="2", weight="medium"), control, style={"display": "grid", "gap": "0.25rem", "width": "100%"}),
+        rx.el.label(
+            rx.text(label, size="2", weight="medium"),
+            control,
+            style={"display": "grid", "gap": "0.25rem", "width": "100%"},
+        ),
         field_error(key),
         spacing="1",
         width="100%",
@@ -64,11 +69,15 @@ def labelled(label: str, control: rx.Component, key: str) -> rx.Component:
 def text_field(key: str, label: str, *, type_: str = "text", autocomplete: str = "") -> rx.Component:
     """A form field whose value travels with the form (never used for card data); it starts with
     what was typed in it before the dialog last closed."""
-    control = rx.input(name=key, type=type_, auto_complete=autocomplete, default_value=S.form_values[key].to(str), size="2")
+    control = rx.input(
+        name=key, type=type_, auto_complete=autocomplete, default_value=S.form_values[key].to(str), size="2"
+    )
     return labelled(label, control, key)
 
 
-def card_field(key: str, label: str, *, placeholder: str = "", autocomplete: str = "", inputmode: str = "text", maxlength: int = 64) -> rx.Component:
+def card_field(
+    key: str, label: str, *, placeholder: str = "", autocomplete: str = "", inputmode: str = "text", maxlength: int = 64
+) -> rx.Component:
     """An uncontrolled card input without name or id: its value is never part of the form data."""
     return labelled(
         label,
@@ -84,12 +93,72 @@ def card_field(key: str, label: str, *, placeholder: str = "", autocomplete: str
     )
 
 
+def select_field(
+    key: str, label: str, options: rx.Component, *, autocomplete: str, on_change: rx.EventHandler | None = None
+) -> rx.Component:
+    """A native select whose value travels with the form (names shown, codes sent)."""
+    # Labelled by id, not by wrapping: a wrapping label's name would include the chosen option's text.
+    control_id = "checkout-" + key.replace(".", "-")
+    control = rx.el.select(
+        options,
+        id=control_id,
+        name=key,
+        default_value=S.form_values[key].to(str),
+        auto_complete=autocomplete,
+        on_change=on_change,
+        style=CARD_INPUT_STYLE,
+    )
+    return rx.vstack(
+        rx.el.label(rx.text(label, size="2", weight="medium"), html_for=control_id),
+        control,
+        field_error(key),
+        spacing="1",
+        width="100%",
+    )
+
+
+def _options(pairs: tuple[tuple[str, str], ...]) -> list[rx.Component]:
+    return [rx.el.option(name, value=code) for code, name in pairs]
+
+
+#: The state select's options: a blank first one, so a state must be picked ('State is required').
+_STATE_OPTIONS = [rx.el.option("Select a state", value=""), *_options(us_states())]
+
+
+def country_field(prefix: str, label: str, autocomplete: str) -> rx.Component:
+    """The shipping address picks one of the ship-to countries; a billing address any country."""
+    key = f"{prefix}.country_code"
+    if prefix == "shippingAddress":
+        options: rx.Component = rx.foreach(S.country_options, lambda o: rx.el.option(o["label"], value=o["value"]))
+    else:
+        options = rx.fragment(*_options(all_countries()))
+    return select_field(
+        key, label, options, autocomplete=autocomplete, on_change=lambda value: S.pick_country(prefix, value)
+    )
+
+
+def state_field(prefix: str, label: str, autocomplete: str) -> rx.Component:
+    """A US address picks its state; any other country's region is typed."""
+    key = f"{prefix}.state_code"
+    return rx.cond(
+        S.address_countries[prefix] == US,
+        select_field(key, label, rx.fragment(*_STATE_OPTIONS), autocomplete=autocomplete),
+        text_field(key, label, autocomplete=autocomplete),
+    )
+
+
+def address_field(prefix: str, name: str, label: str, auto: str) -> rx.Component:
+    autocomplete = f"{'billing' if prefix == 'billingAddress' else 'shipping'} {auto}"
+    if name == "country_code":
+        return country_field(prefix, label, autocomplete)
+    if name == "state_code":
+        return state_field(prefix, label, autocomplete)
+    return text_field(f"{prefix}.{name}", label, autocomplete=autocomplete)
+
+
 def address_fields(prefix: str) -> rx.Component:
     return rx.grid(
-        *[
-            text_field(f"{prefix}.{name}", label, autocomplete=f"{'billing' if prefix == 'billingAddress' else 'shipping'} {auto}")
-            for name, label, auto in ADDRESS_FIELDS
-        ],
+        *[address_field(prefix, name, label, auto) for name, label, auto in ADDRESS_FIELDS],
         columns=rx.breakpoints(initial="1", sm="2"),
         spacing="3",
         width="100%",
@@ -114,14 +183,23 @@ def summary() -> rx.Component:
         ),
         rx.hstack(rx.text("Subtotal"), rx.text(CartState.subtotal), justify="between", width="100%"),
         rx.hstack(rx.text("Shipping"), rx.text(CartState.shipping), justify="between", width="100%"),
-        rx.hstack(rx.text("Total", weight="bold"), rx.text(CartState.total, weight="bold"), justify="between", width="100%"),
+        rx.hstack(
+            rx.text("Total", weight="bold"), rx.text(CartState.total, weight="bold"), justify="between", width="100%"
+        ),
     )
 
 
 def test_card_fields() -> rx.Component:
     """The built-in test gateway's card fields (their values go from the page to the payment API only)."""
     return rx.vstack(
-        card_field("cardNumber", "Card number", placeholder=CARD_NUMBER_PLACEHOLDER, autocomplete="cc-number", inputmode="numeric", maxlength=23),
+        card_field(
+            "cardNumber",
+            "Card number",
+            placeholder=CARD_NUMBER_PLACEHOLDER,
+            autocomplete="cc-number",
+            inputmode="numeric",
+            maxlength=23,
+        ),
         rx.grid(
             card_field("expiryDate", "Expiry date", placeholder="MM/YY", autocomplete="cc-exp", maxlength=7),
             card_field("cvv", "CVV", placeholder="123", autocomplete="cc-csc", inputmode="numeric", maxlength=4),
@@ -138,6 +216,23 @@ def test_card_fields() -> rx.Component:
 def stripe_payment_element() -> rx.Component:
     """Where Stripe's Payment Element is mounted: the card is typed into Stripe's own fields."""
     return rx.box(id=PAYMENT_ELEMENT_ID, min_height="120px", width="100%", data_testid="payment-element")
+
+
+def _policy_link(page: StorePageRoute) -> rx.Component:
+    # A new tab: following it must not close the dialog halfway through the order.
+    return rx.link(page.title, href=page.route, is_external=True, underline="always")
+
+
+def agreement() -> rx.Component:
+    """The terms the order is placed under, each a link."""
+    privacy, terms, refunds, shipping = (BY_SLUG[slug] for slug in (PRIVACY, TERMS, REFUNDS, SHIPPING))
+    return rx.text(
+        "By placing your order you agree to our ", _policy_link(terms), ", ", _policy_link(privacy), ", ",
+        _policy_link(refunds), " and ", _policy_link(shipping), ".",
+        size="1",
+        color=styles.MUTED,
+        data_testid="checkout-agreement",
+    )
 
 
 def checkout_form() -> rx.Component:
@@ -169,6 +264,7 @@ def checkout_form() -> rx.Component:
                     rx.skeleton(rx.box(height="120px", width="100%")),
                 ),
             ),
+            agreement(),
             rx.button(
                 rx.cond(S.submitting, "Processing...", "Place Order - " + CartState.total),
                 type="submit",
@@ -192,7 +288,9 @@ def checkout_dialog() -> rx.Component:
         rx.dialog.trigger(rx.button("Checkout", size="3", width="100%")),
         rx.dialog.content(
             rx.dialog.title("Complete Your Order"),
-            rx.dialog.description("Your order is sent for printing as soon as payment is confirmed.", size="2", color=styles.MUTED),
+            rx.dialog.description(
+                "Your order is sent for printing as soon as payment is confirmed.", size="2", color=styles.MUTED
+            ),
             rx.box(checkout_form(), padding_top="1rem"),
             max_width="640px",
             max_height="90vh",

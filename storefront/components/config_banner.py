@@ -27,7 +27,10 @@ def setup_dialog() -> rx.Component:
         rx.dialog.trigger(rx.button("API Setup Instructions", variant="outline", size="2")),
         rx.dialog.content(
             rx.dialog.title("API Setup Instructions"),
-            rx.el.ol(*[rx.el.li(rx.text(step, size="2")) for step in SETUP_STEPS], style={"padding_left": "1.25rem", "display": "grid", "gap": "0.5rem"}),
+            rx.el.ol(
+                *[rx.el.li(rx.text(step, size="2")) for step in SETUP_STEPS],
+                style={"padding_left": "1.25rem", "display": "grid", "gap": "0.5rem"},
+            ),
             rx.dialog.close(rx.button("Close", variant="soft", margin_top="1rem")),
         ),
     )

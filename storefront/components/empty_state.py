@@ -5,7 +5,9 @@ import reflex as rx
 from storefront.components import styles
 
 
-def empty_state(icon: str, title: str, text: str = "", *actions: rx.Component, heading_level: str = "h2") -> rx.Component:
+def empty_state(
+    icon: str, title: str, text: str = "", *actions: rx.Component, heading_level: str = "h2"
+) -> rx.Component:
     return rx.center(
         rx.vstack(
             rx.icon(icon, size=40, color=styles.MUTED),

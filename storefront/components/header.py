@@ -2,28 +2,23 @@
 
 import reflex as rx
 
-from storefront.collections import COLLECTIONS, Collection
-from storefront.components import navigation_menu as nm
-from storefront.components import styles
+from storefront.components import navigation_menu as nm, styles
+from storefront.components.markup import Element, to_component
 from storefront.components.picture import tile_image
-from storefront.page_texts import BRAND_TAGLINE, BRAND_TITLE
+from storefront.components.product_card import LINK_CLASSES
 from storefront.services.catalog.seed import collection_tile_picture
+from storefront.services.collections import COLLECTIONS, Collection
 from storefront.state.cart import CartState
-from storefront.state.catalog import SEARCH_PARAM
 from storefront.state.header import HeaderState, admin_gesture_click
-
+from storefront.web.page_texts import BRAND_TAGLINE, BRAND_TITLE, SEARCH_PARAM
 
 NAV_HOVER_DELAY_MS = 200
 NAV_SKIP_DELAY_MS = 300
 NEW_ARRIVALS_PANEL_WIDTH = "800px"
 SEARCH_PLACEHOLDER = "Search products..."
-#: The hidden admin corner's stacking order within the header (the menu button sits above it).
+#: The hidden admin corner's stacking order within the header (the menu button sits above it; the
+#: corner's own rule, .sf-admin-corner in assets/styles.css, says the same number).
 ADMIN_CORNER_LAYER = 70
-
-# The desktop links need the bar's full width (1200 px): below the lg breakpoint (1280 px) the
-# eight links and the brand do not fit on one line, so the menu toggle serves there instead.
-WIDE_ONLY = ["none", "none", "none", "none", "flex"]
-NARROW_ONLY = ["block", "block", "block", "block", "none"]
 
 MOBILE_LINKS: list[tuple[str, str]] = [
     ("New Arrivals", "/new-arrivals"),
@@ -34,16 +29,25 @@ MOBILE_LINKS: list[tuple[str, str]] = [
 
 
 def brand() -> rx.Component:
-    return rx.link(
-        rx.vstack(
-            rx.text(BRAND_TITLE, font_weight="800", font_size="1.35rem", letter_spacing="0.08em", color=styles.BRAND),
-            rx.text(BRAND_TAGLINE, font_size="0.75rem", color=styles.MUTED, line_height="1"),
-            spacing="0",
-        ),
-        href="/",
-        underline="none",
-        white_space="nowrap",
-        flex_shrink="0",
+    """The brand, linking home: plain elements with Radix's and the store's classes (the header is
+    on every page, so it draws without per-element generated styles)."""
+    return to_component(  # type: ignore[return-value]
+        Element(
+            "a",
+            f"{LINK_CLASSES} sf-brand",
+            {"data-accent-color": "", "href": "/"},
+            link=True,
+            children=(
+                Element(
+                    "div",
+                    "rt-Flex rt-r-fd-column rt-r-ai-start rt-r-gap-0 rx-Stack",
+                    children=(
+                        Element("p", "rt-Text sf-brand-title", children=(BRAND_TITLE,)),
+                        Element("p", "rt-Text sf-brand-tagline", children=(BRAND_TAGLINE,)),
+                    ),
+                ),
+            ),
+        )
     )
 
 
@@ -146,7 +150,13 @@ def new_arrivals_menu() -> rx.Component:
     return nm.nav_item(
         nm.nav_trigger(
             rx.hstack(rx.text("New Arrivals"), rx.icon("chevron-down", size=14), spacing="1", align="center"),
-            style={**styles.nav_link, "background": "transparent", "border": "none", "cursor": "pointer", "white_space": "nowrap"},
+            style={
+                **styles.nav_link,
+                "background": "transparent",
+                "border": "none",
+                "cursor": "pointer",
+                "white_space": "nowrap",
+            },
         ),
         nm.nav_content(
             rx.grid(
@@ -173,7 +183,9 @@ def new_arrivals_menu() -> rx.Component:
 
 
 def plain_nav_item(label: str, href: str) -> rx.Component:
-    return nm.nav_item(nm.nav_link(rx.link(label, href=href, style=styles.nav_link, white_space="nowrap"), as_child=True))
+    return nm.nav_item(
+        nm.nav_link(rx.link(label, href=href, style=styles.nav_link, white_space="nowrap"), as_child=True)
+    )
 
 
 def desktop_nav() -> rx.Component:
@@ -183,7 +195,14 @@ def desktop_nav() -> rx.Component:
             plain_nav_item("Tours & Events", "/tours-and-events"),
             new_arrivals_menu(),
             *[plain_nav_item(c.label, c.route) for c in COLLECTIONS],
-            style={"display": "flex", "align_items": "center", "gap": "0.1rem", "list_style": "none", "margin": "0", "padding": "0"},
+            style={
+                "display": "flex",
+                "align_items": "center",
+                "gap": "0.1rem",
+                "list_style": "none",
+                "margin": "0",
+                "padding": "0",
+            },
         ),
         delay_duration=NAV_HOVER_DELAY_MS,
         skip_delay_duration=NAV_SKIP_DELAY_MS,
@@ -213,16 +232,10 @@ def mobile_menu() -> rx.Component:
 def hidden_admin_corner() -> rx.Component:
     """An invisible area in the top-right corner; five quick clicks open the admin login. Where the
     menu button shows, it overlaps the corner and wins: the gesture keeps the strip above and beside it."""
-    return rx.box(
+    return rx.el.div(
         on_click=admin_gesture_click(),
-        position="absolute",
-        top="0",
-        right="0",
-        width="28px",
-        height="28px",
-        z_index=ADMIN_CORNER_LAYER,
-        data_testid="admin-gesture",
-        aria_hidden="true",
+        class_name="sf-admin-corner",  # its z-index is ADMIN_CORNER_LAYER
+        custom_attrs={"data-testid": "admin-gesture", "aria-hidden": "true"},
     )
 
 
@@ -230,7 +243,7 @@ def header() -> rx.Component:
     return rx.el.header(
         rx.hstack(
             brand(),
-            rx.box(desktop_nav(), display=WIDE_ONLY),
+            rx.el.div(desktop_nav(), class_name="sf-wide-only"),
             rx.hstack(
                 search_dialog(),
                 cart_button(),
@@ -246,7 +259,7 @@ def header() -> rx.Component:
                         position="relative",
                         z_index=ADMIN_CORNER_LAYER + 1,
                     ),
-                    display=NARROW_ONLY,
+                    class_name="sf-narrow-only",
                 ),
                 spacing="3",
                 align="center",
@@ -254,16 +267,9 @@ def header() -> rx.Component:
             ),
             justify="between",
             align="center",
-            height=styles.HEADER_HEIGHT,
-            style=styles.content_box,
+            class_name="sf-content sf-header-bar",
         ),
-        rx.box(mobile_menu(), display=NARROW_ONLY),
+        rx.el.div(mobile_menu(), class_name="sf-narrow-only"),
         hidden_admin_corner(),
-        position="sticky",
-        top="0",
-        z_index="50",
-        width="100%",
-        background="rgba(255,255,255,0.92)",
-        backdrop_filter="blur(8px)",
-        border_bottom=styles.BORDER,
+        class_name="sf-header",  # classes from assets/styles.css: the header is on every page
     )

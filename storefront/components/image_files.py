@@ -25,4 +25,6 @@ def rejection_errors(record: Var) -> ArrayVar:
 
 def rejected_codes(rejected: Var) -> Var:
     """The reasons react-dropzone gives for each refused file, as codes ('too-many-files', ...)."""
-    return rejected.to(ArrayVar).map(lambda record: rejection_errors(record).map(lambda e: e.to(ObjectVar, dict[str, str])["code"]).join(","))
+    return rejected.to(ArrayVar).map(
+        lambda record: rejection_errors(record).map(lambda e: e.to(ObjectVar, dict[str, str])["code"]).join(",")
+    )

@@ -4,9 +4,11 @@ from collections.abc import Callable
 
 import reflex as rx
 
-from storefront.components import styles
 from storefront.components.header import header
-from storefront.page_texts import (  # noqa: F401 (re-exported: the pages' texts live in page_texts)
+from storefront.components.markup import Element, to_component
+from storefront.components.product_card import LINK_CLASSES
+from storefront.services.platform.store_routes import STORE_PAGES
+from storefront.web.page_texts import (
     BRAND_TAGLINE,
     BRAND_TITLE,
     PAGE_DESCRIPTIONS,
@@ -15,39 +17,49 @@ from storefront.page_texts import (  # noqa: F401 (re-exported: the pages' texts
     page_title,
 )
 
+#: The footer's links: the order lookup, then the policies and the contact page.
+FOOTER_LINKS: tuple[tuple[str, str], ...] = (
+    ("Order status", "/order-status"),
+    *((page.link, page.route) for page in STORE_PAGES),
+)
+
+
+def footer_link(name: str, href: str) -> rx.Component:
+    """A footer link as rx.link draws it, without its generated hover style (sf-link has it)."""
+    classes = f"{LINK_CLASSES} sf-small-muted"
+    return to_component(Element("a", classes, {"data-accent-color": "", "href": href}, link=True, children=(name,)))  # type: ignore[return-value]
+
 
 def footer() -> rx.Component:
     # rx.el, not rx.box(as_=...): Radix's Box renders only a div or a span, and the landmarks matter.
+    # Classes from assets/styles.css, not per-element styles: the frame is on every page.
     return rx.el.footer(
         rx.hstack(
-            rx.text(f"© {BRAND_TITLE}: {BRAND_TAGLINE}", color=styles.MUTED, font_size="0.85rem"),
-            rx.link("Order status", href="/order-status", color=styles.MUTED, font_size="0.85rem"),
+            rx.text(f"© {BRAND_TITLE}: {BRAND_TAGLINE}", class_name="sf-small-muted"),
+            rx.el.nav(
+                *[footer_link(name, href) for name, href in FOOTER_LINKS],
+                aria_label="Store information",
+                class_name="sf-footer-nav",
+            ),
             justify="between",
             align="center",
             wrap="wrap",
             spacing="3",
         ),
-        style=styles.content_box,
-        padding_y="2rem",
-        border_top=styles.BORDER,
-        margin_top="4rem",
+        class_name="sf-content sf-footer",
     )
 
 
 def public_layout(content: rx.Component) -> rx.Component:
     # A column at least as tall as the screen whose main part grows: a short page ends with its
     # footer at the bottom of the screen, not above an empty band.
-    return rx.box(
+    return rx.el.div(
         header(),
-        rx.el.main(content, flex_grow="1"),
+        rx.el.main(content, class_name="sf-main"),
         footer(),
-        display="flex",
-        flex_direction="column",
-        min_height=styles.SCREEN_HEIGHT,
-        width="100%",
-        background=rx.color("gray", 1),
+        class_name="sf-frame",
         # Lets browser tests wait until the page is live (websocket connected, state loaded).
-        data_hydrated=rx.State.is_hydrated,
+        custom_attrs={"data-hydrated": rx.State.is_hydrated},
     )
 
 

@@ -11,25 +11,27 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Union
 
 import reflex as rx
 from reflex_components_core.react_router.dom import ReactRouterLink
 
-Value = Union[str, int, rx.Var]
+Value = str | int | rx.Var
 
 
 @dataclass(frozen=True)
 class Element:
     """An HTML element. `link` draws an `<a href>` as a router link in React (client-side navigation);
-    `react_attrs` are props only React gets (event handlers)."""
+    `react_attrs` are attributes only React gets (a JavaScript handler), `react_props` the Reflex
+    props only React's component gets (an event such as `on_click`). An attribute whose value is
+    None is left out (React leaves out null too)."""
 
     tag: str
     classes: str = ""
     attrs: Mapping[str, Value] = field(default_factory=dict)
-    children: tuple["Node", ...] = ()
+    children: tuple[Node, ...] = ()
     link: bool = False
     react_attrs: Mapping[str, object] = field(default_factory=dict)
+    react_props: Mapping[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,7 @@ class Slot:
     """A part React draws with its own (interactive) component and the server writes as `markup`."""
 
     component: object
-    markup: "Node"
+    markup: Node
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,7 @@ class Raw:
     component: object = None
 
 
-Node = Union[Element, Slot, Raw, str, int, rx.Var]
+Node = Element | Slot | Raw | str | int | rx.Var
 
 #: HTML attribute names as React spells them.
 _REACT_NAMES = {"srcset": "srcSet", "fetchpriority": "fetchPriority", "tabindex": "tabIndex"}
@@ -68,7 +70,8 @@ def to_html(node: Node) -> str:
     attrs = dict(node.attrs)
     if node.classes:
         attrs = {"class": node.classes, **attrs}
-    written = "".join(f' {name}="{html.escape(str(value), quote=True)}"' for name, value in attrs.items())
+    written = "".join(f' {name}="{html.escape(str(value), quote=True)}"' for name, value in attrs.items()
+                      if value is not None)
     if node.tag in _VOID:
         return f"<{node.tag}{written}>"
     return f"<{node.tag}{written}>{''.join(to_html(child) for child in node.children)}</{node.tag}>"
@@ -82,7 +85,7 @@ def to_component(node: Node) -> rx.Component | rx.Var | str:
         return node
     children = [to_component(child) for child in node.children]
     attrs = {_REACT_NAMES.get(name, name): value for name, value in node.attrs.items()}
-    props: dict[str, object] = {"custom_attrs": {**attrs, **node.react_attrs}}
+    props: dict[str, object] = {"custom_attrs": {**attrs, **node.react_attrs}, **node.react_props}
     if node.classes:
         props["class_name"] = node.classes
     if node.link:

@@ -1,10 +1,10 @@
-"""The product page's opening view as the server writes it into the first HTML (storefront/first_view.py).
+"""The product page's opening view as the server writes it into the first HTML (storefront/web/first_view.py).
 
 Laid out as pages/product.py lays out the product (image beside title, price, colours, sizes, the
 buttons and the details), with Radix Themes' classes and the store's own, so React's page takes its
 place without a move. Try It On and View on Provider are plain links; a tap on a colour, a size, Add
 to Cart or Buy Now is kept and replayed on React's control of the same `data-replay` key once it is
-there (storefront/html_first.py).
+there (storefront/web/html_first.py).
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import re
 
 from storefront.components.markup import Element, Raw, Value
 from storefront.components.product_card import DETAIL_SIZES, LINK_CLASSES
-from storefront.html_first import REPLAY_ATTRIBUTE
 from storefront.services.catalog.catalog import PLACEHOLDER_IMAGE, ProductDetail, opening_colour
+from storefront.services.platform.money import format_usd
 from storefront.services.printify.provider import product_page_url
 from storefront.state.tryon import try_on_url
-from storefront.services.platform.money import format_usd
+from storefront.web.html_first import REPLAY_ATTRIBUTE
 
 #: The `data-first-view` of the product page.
 PRODUCT_VIEW = "product"
@@ -72,9 +72,15 @@ def _colours(product: ProductDetail) -> tuple[Element, ...]:
     if opening is None or len(product.colors) <= 1:
         return ()
     swatches = tuple(
-        Element("span", "sf-swatch" + (" sf-swatch-chosen" if colour is opening else ""),
-                {"title": colour.name, "style": f"background:{colour.swatch}" if _CSS_COLOUR.match(colour.swatch) else "",
-                 REPLAY_ATTRIBUTE: colour_key(colour.name)})
+        Element(
+            "span",
+            "sf-swatch" + (" sf-swatch-chosen" if colour is opening else ""),
+            {
+                "title": colour.name,
+                "style": f"background:{colour.swatch}" if _CSS_COLOUR.match(colour.swatch) else "",
+                REPLAY_ATTRIBUTE: colour_key(colour.name),
+            },
+        )
         for colour in product.colors
     )
     return (Element("div", f"{_STACK} rt-r-gap-2", children=(
@@ -92,13 +98,22 @@ def _sizes(product: ProductDetail) -> Element:
     if not product.sizes:
         sizes: Element = Element("p", "rt-Text sf-muted", children=("No sizes available",))
     else:
-        sizes = Element("div", f"{_ROW} rt-r-gap-2", children=tuple(
-            Element("span", "sf-size" + ("" if size in offered else " sf-size-off"), {REPLAY_ATTRIBUTE: size_key(size)}, (
-                Element("span", "rt-reset rt-BaseRadioRoot rt-r-size-2 rt-variant-classic"),
-                Element("p", "rt-Text", children=(size,)),
-            ))
-            for size in product.sizes
-        ))
+        sizes = Element(
+            "div",
+            f"{_ROW} rt-r-gap-2",
+            children=tuple(
+                Element(
+                    "span",
+                    "sf-size" + ("" if size in offered else " sf-size-off"),
+                    {REPLAY_ATTRIBUTE: size_key(size)},
+                    (
+                        Element("span", "rt-reset rt-BaseRadioRoot rt-r-size-2 rt-variant-classic"),
+                        Element("p", "rt-Text", children=(size,)),
+                    ),
+                )
+                for size in product.sizes
+            ),
+        )
     return Element("div", f"{_STACK} rt-r-gap-2", children=(
         Element("p", "rt-Text rt-r-weight-bold", children=("Select Size",)), sizes,
     ))
@@ -117,7 +132,9 @@ def _buttons(product: ProductDetail, try_on: bool) -> Element:
     buttons.append(Element("a", LINK_CLASSES, {
         "data-accent-color": "", "href": product_page_url(product.id), "target": "_blank", "rel": "noopener noreferrer",
     }, children=(Element("button", f"{_BUTTON} rt-variant-ghost", _BUTTON_ATTRS, (LINK_ICON, "View on Provider")),)))
-    return Element("div", f"{_STACK} rt-r-gap-2", children=(Element("div", f"{_ROW} rt-r-gap-3", children=tuple(buttons)),))
+    return Element(
+        "div", f"{_STACK} rt-r-gap-2", children=(Element("div", f"{_ROW} rt-r-gap-3", children=tuple(buttons)),)
+    )
 
 
 def product_markup(product: ProductDetail, try_on: bool) -> tuple[Element, Element]:

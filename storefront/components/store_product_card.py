@@ -1,56 +1,75 @@
-"""Store-catalogue cards (/shopify): image, title and first variant price, linking to the detail."""
+"""Store-catalogue cards (/shopify): image, title and first variant price, linking to the detail.
+
+Written once as markup (components/markup.py): React draws it in the page and the server writes it
+into the first view (storefront/web/first_view.py)."""
+
+from dataclasses import dataclass
 
 import reflex as rx
 
-from storefront.components.product_card import EAGER_CARDS, product_image
+from storefront.components.markup import Element, Value, to_component, to_html
+from storefront.components.product_card import BUTTON_CLASSES, CARD_CLASSES, EAGER_CARDS, LINK_CLASSES, card_image
+
+#: The title's link: the card's text colour, underlined on hover.
+TITLE_LINK_CLASSES = "rt-Text rt-reset rt-Link rt-underline-hover sf-plain-link"
 
 
-def store_product_href(product_id: rx.Var) -> rx.Var:
-    return "/shopify/product/" + product_id.to(str)
+@dataclass(frozen=True)
+class StoreCardFields:
+    """What a store card shows: Vars when React draws it, plain values when the server writes it."""
+
+    id: Value
+    title: Value
+    price: Value
+    image: Value
+    srcset: Value
+    width: Value
+    height: Value
+    eager: rx.Var | bool
+
+
+def store_product_href(product_id: Value) -> Value:
+    return "/shopify/product/" + (product_id.to(str) if isinstance(product_id, rx.Var) else str(product_id))
+
+
+def store_card_markup(card: StoreCardFields) -> Element:
+    """A card of the store catalogue: the first row's images load at once with high priority."""
+    href = store_product_href(card.id)
+    image = card_image(card.image, card.srcset, card.title, card.eager, card.width, card.height)
+    return Element("div", CARD_CLASSES, {"data-testid": "store-product-card"}, (
+        Element("a", f"{LINK_CLASSES} group", {"data-accent-color": "", "href": href}, link=True, children=(
+            Element("div", "rt-Box sf-card-image", children=(image,)),
+        )),
+        Element("div", "rt-Flex rt-r-fd-column rt-r-ai-start rt-r-gap-2 rx-Stack sf-card-body sf-grid", children=(
+            Element("a", TITLE_LINK_CLASSES, {"data-accent-color": "", "href": href}, link=True, children=(
+                Element("p", "rt-Text rt-r-weight-medium sf-card-name", {"data-testid": "store-product-title"},
+                        (card.title,)),
+            )),
+            Element("p", "rt-Text rt-r-size-4 rt-r-weight-bold", {"data-testid": "store-product-price"}, (card.price,)),
+            Element("a", f"{LINK_CLASSES} sf-card-actions", {"data-accent-color": "", "href": href}, link=True,
+                    children=(
+                        Element("button", f"{BUTTON_CLASSES} rt-variant-outline", {"data-accent-color": ""},
+                                ("View Details",)),
+                    )),
+        )),
+    ))
 
 
 def store_product_card(card: rx.Var, index: rx.Var | int | None = None) -> rx.Component:
-    """A card of the store catalogue. `index` is its place in the grid: the first row's images
-    load at once with high priority, the rest lazily."""
-    href = store_product_href(card["id"])
+    """A card of the store catalogue as React draws it. `index` is its place in the grid."""
     eager = (index < EAGER_CARDS) if isinstance(index, rx.Var) else index is not None and index < EAGER_CARDS
-    image = product_image(
-        card["image"].to(str),
-        card["title"].to(str),
-        srcset=card["srcset"].to(str),
+    fields = StoreCardFields(
+        id=card["id"].to(str), title=card["title"].to(str), price=card["price"].to(str), image=card["image"].to(str),
+        srcset=card["srcset"].to(str), width=card["image_width"].to(int), height=card["image_height"].to(int),
         eager=eager,
-        size=(card["image_width"].to(int), card["image_height"].to(int)),
     )
-    return rx.card(
-        rx.link(image, href=href, class_name="group"),
-        rx.vstack(
-            rx.link(
-                rx.text(
-                    card["title"],
-                    weight="medium",
-                    style={
-                        "display": "-webkit-box",
-                        "-webkit-line-clamp": "2",
-                        "-webkit-box-orient": "vertical",
-                        "overflow": "hidden",
-                    },
-                    min_height="2.6em",
-                    data_testid="store-product-title",
-                ),
-                href=href,
-                color="inherit",
-                underline="hover",
-            ),
-            rx.text(card["price"], weight="bold", size="4", data_testid="store-product-price"),
-            rx.link(
-                rx.button("View Details", variant="outline", width="100%", white_space="nowrap"),
-                href=href,
-                width="100%",
-            ),
-            spacing="2",
-            padding_top="0.75rem",
-            width="100%",
-        ),
-        data_testid="store-product-card",
-        size="2",
+    return to_component(store_card_markup(fields))  # type: ignore[return-value]
+
+
+def store_card_html(card: dict, index: int) -> str:
+    """A store card as the server writes it (`card` as storefront.services.shopify.cards.StoreCard)."""
+    fields = StoreCardFields(
+        id=card["id"], title=card["title"], price=card["price"], image=card["image"], srcset=card["srcset"],
+        width=card["image_width"], height=card["image_height"], eager=index < EAGER_CARDS,
     )
+    return to_html(store_card_markup(fields))

@@ -11,8 +11,12 @@ from storefront.services.orders.cart import CART_STORAGE_KEY
 from storefront.state.cart import CartState
 
 
-def stepper_button(icon: str, label: str, on_click: rx.event.EventSpec, disabled: rx.Var | bool = False) -> rx.Component:
-    return rx.icon_button(rx.icon(icon, size=14), on_click=on_click, disabled=disabled, variant="outline", size="1", aria_label=label)
+def stepper_button(
+    icon: str, label: str, on_click: rx.event.EventSpec, disabled: rx.Var | bool = False
+) -> rx.Component:
+    return rx.icon_button(
+        rx.icon(icon, size=14), on_click=on_click, disabled=disabled, variant="outline", size="1", aria_label=label
+    )
 
 
 def cart_row(row: rx.Var) -> rx.Component:
@@ -20,7 +24,13 @@ def cart_row(row: rx.Var) -> rx.Component:
     source = row["source"].to(str)
     return rx.card(
         rx.hstack(
-            rx.box(product_image(row["image"], row["name"], height="96px"), width="96px", border_radius="8px", overflow="hidden", flex_shrink="0"),
+            rx.box(
+                product_image(row["image"], row["name"], height="96px"),
+                width="96px",
+                border_radius="8px",
+                overflow="hidden",
+                flex_shrink="0",
+            ),
             rx.vstack(
                 rx.text(row["name"], weight="bold"),
                 rx.text(row["options"], color=styles.MUTED, size="2", data_testid="line-options"),
@@ -29,7 +39,12 @@ def cart_row(row: rx.Var) -> rx.Component:
                 flex="1",
             ),
             rx.hstack(
-                stepper_button("minus", "Decrease quantity", CartState.decrement(product_id, size, color, source), row["quantity"].to(int) <= 1),
+                stepper_button(
+                    "minus",
+                    "Decrease quantity",
+                    CartState.decrement(product_id, size, color, source),
+                    row["quantity"].to(int) <= 1,
+                ),
                 rx.text(row["quantity"], min_width="2ch", text_align="center", data_testid="line-quantity"),
                 stepper_button("plus", "Increase quantity", CartState.increment(product_id, size, color, source)),
                 align="center",
@@ -108,7 +123,9 @@ def store_group() -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.heading("From " + CartState.store_label, as_="h2", size="5"),
-            rx.text("These items are sold and shipped by the store and checked out there.", color=styles.MUTED, size="2"),
+            rx.text(
+                "These items are sold and shipped by the store and checked out there.", color=styles.MUTED, size="2"
+            ),
             rx.foreach(CartState.store_rows, cart_row),
             rx.divider(),
             summary_row("Subtotal", CartState.store_subtotal),
@@ -166,7 +183,9 @@ def cart_page() -> rx.Component:
                 rx.cond(
                     CartState.has_own_lines,
                     rx.grid(
-                        rx.vstack(rx.foreach(CartState.rows, cart_row), spacing="3", width="100%", data_testid="own-lines"),
+                        rx.vstack(
+                            rx.foreach(CartState.rows, cart_row), spacing="3", width="100%", data_testid="own-lines"
+                        ),
                         order_summary(),
                         columns=rx.breakpoints(initial="1", md="3fr 2fr"),
                         spacing="6",

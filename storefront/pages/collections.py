@@ -2,11 +2,11 @@
 
 import reflex as rx
 
-from storefront.collections import COLLECTIONS, Collection
 from storefront.components import styles
 from storefront.components.layout import public_page
 from storefront.components.product_card import card_grid, product_card, product_results
 from storefront.pages.products import load_more_button, search_box
+from storefront.services.collections import COLLECTIONS, Collection
 from storefront.state.catalog import (
     COLLECTION_CARDS,
     COLLECTION_TAB_CARDS,
@@ -16,7 +16,7 @@ from storefront.state.catalog import (
 )
 
 LOAD_FAILED = "Unable to load products at this time."
-#: The name of a collection page's first view (storefront/first_view.py fills it).
+#: The name of a collection page's first view (storefront/web/first_view.py fills it).
 FIRST_VIEW = "collection"
 
 
@@ -37,7 +37,7 @@ def paged_grid(state, cards) -> rx.Component:
 
 
 def tab_panel(collection: Collection) -> rx.Component:
-    S = CollectionsTabsState
+    S = CollectionsTabsState  # noqa: N806 - `S` is the page's state, as in the other pages
     return rx.tabs.content(
         rx.vstack(
             rx.hstack(
@@ -47,7 +47,11 @@ def tab_panel(collection: Collection) -> rx.Component:
                     spacing="1",
                     align="start",
                 ),
-                rx.badge(S.total.to(str) + " products", size="2", data_testid="product-count"),
+                rx.badge(
+                    S.total.to(str) + rx.cond(S.total == 1, " product", " products"),
+                    size="2",
+                    data_testid="product-count",
+                ),
                 justify="between",
                 align="start",
                 width="100%",
@@ -77,7 +81,9 @@ def collections() -> rx.Component:
     return rx.vstack(
         rx.heading("Collections", as_="h1", size="8"),
         rx.tabs.root(
-            rx.tabs.list(*[rx.tabs.trigger(c.label, value=c.key) for c in COLLECTIONS], overflow_x="auto"),
+            # Wrapped, not scrolled: a sideways-scrolling row cut HWDPN off a phone's screen with no
+            # sign that more tabs followed.
+            rx.tabs.list(*[rx.tabs.trigger(c.label, value=c.key) for c in COLLECTIONS], flex_wrap="wrap"),
             *[tab_panel(c) for c in COLLECTIONS],
             value=CollectionsTabsState.tab,
             on_change=CollectionsTabsState.select_tab,
@@ -106,7 +112,7 @@ def coming_soon_tile(collection: Collection) -> rx.Component:
 
 def collection_page(collection: Collection):
     """The page function of one collection."""
-    S = CollectionPageState
+    S = CollectionPageState  # noqa: N806 - `S` is the page's state, as in the other pages
 
     def page() -> rx.Component:
         return rx.vstack(

@@ -5,14 +5,21 @@ import reflex as rx
 from storefront.components import styles
 from storefront.components.empty_state import empty_state
 from storefront.components.event_card import (
+    SECTIONS_CLASSES,
     event_card,
     event_dialog,
     event_grid,
+    more_key,
+    section_markup,
     skeleton_event_card,
 )
 from storefront.components.layout import PAGE_DESCRIPTIONS, PAGE_TITLES, public_page
+from storefront.components.markup import Slot, to_component
 from storefront.components.page_title import centred_title
-from storefront.state.events import FEATURED, LOAD_FAILED, UPCOMING, EventsState
+from storefront.components.product_card import first_view_island
+from storefront.services.events.cards import FEATURED, UPCOMING
+from storefront.state.events import LOAD_FAILED, EventsState
+from storefront.web.html_first import REPLAY_ATTRIBUTE
 
 ROUTE = "/tours-and-events"
 TITLE = PAGE_TITLES[ROUTE]
@@ -21,6 +28,10 @@ SUBTITLE = "Meet the collections in person: tour stops, pop-ups and events near 
 LOADING_TEXT = "Loading events..."
 EMPTY_TITLE = "No Events Yet"
 SKELETON_CARDS = 6
+FEATURED_HEADING = "Featured Events"
+UPCOMING_HEADING = "Upcoming Events"
+#: The `data-first-view` of the events page (storefront/web/first_view.py fills it).
+FIRST_VIEW = "events"
 
 
 def hero() -> rx.Component:
@@ -29,32 +40,22 @@ def hero() -> rx.Component:
 
 def section(heading: str, cards: rx.Var, has_more: rx.Var, key: str) -> rx.Component:
     """One list of events with its heading, and Load More while there are more."""
-    return rx.cond(
-        cards.length() > 0,
-        rx.el.section(
-            rx.vstack(
-                rx.heading(heading, as_="h2", size="6"),
-                event_grid(rx.foreach(cards, lambda card, index: event_card(card, index, key))),
-                rx.cond(
-                    has_more,
-                    rx.center(
-                        rx.button(
-                            "Load More",
-                            variant="outline",
-                            size="3",
-                            loading=EventsState.loading_more,
-                            on_click=EventsState.load_more(key),
-                        ),
-                        width="100%",
-                    ),
-                ),
-                spacing="4",
-                width="100%",
+    more = rx.cond(
+        has_more,
+        rx.center(
+            rx.button(
+                "Load More",
+                variant="outline",
+                size="3",
+                loading=EventsState.loading_more,
+                on_click=EventsState.load_more(key),
+                custom_attrs={REPLAY_ATTRIBUTE: more_key(key)},
             ),
-            aria_label=heading,
-            data_testid=f"{key}-events",
+            class_name="sf-load-more",
         ),
     )
+    grid = rx.foreach(cards, lambda card, index: event_card(card, index, key))
+    return rx.cond(cards.length() > 0, to_component(section_markup(heading, key, Slot(grid, ""), Slot(more, ""))))
 
 
 def loading_view() -> rx.Component:
@@ -67,20 +68,25 @@ def loading_view() -> rx.Component:
 
 
 def events_view() -> rx.Component:
+    """The lists; while they load, the first view the server wrote (storefront/web/first_view.py), else skeletons."""
     return rx.cond(
         EventsState.loading,
-        loading_view(),
+        rx.fragment(
+            first_view_island(FIRST_VIEW, SECTIONS_CLASSES),
+            # No style prop: Emotion's <style> tag would come between the two, which the CSS that
+            # hides the fallback beside a filled first view needs adjacent (assets/styles.css).
+            rx.el.div(loading_view(), class_name="sf-grid", custom_attrs={"data-first-view-fallback": ""}),
+        ),
         rx.cond(
             EventsState.failed,
             empty_state("circle-alert", LOAD_FAILED),
             rx.cond(
                 EventsState.empty,
                 empty_state("calendar", EMPTY_TITLE),
-                rx.vstack(
-                    section("Featured Events", EventsState.featured, EventsState.has_more_featured, FEATURED),
-                    section("Upcoming Events", EventsState.upcoming, EventsState.has_more_upcoming, UPCOMING),
-                    spacing="8",
-                    width="100%",
+                rx.el.div(
+                    section(FEATURED_HEADING, EventsState.featured, EventsState.has_more_featured, FEATURED),
+                    section(UPCOMING_HEADING, EventsState.upcoming, EventsState.has_more_upcoming, UPCOMING),
+                    class_name=SECTIONS_CLASSES,
                 ),
             ),
         ),

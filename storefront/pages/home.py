@@ -2,13 +2,13 @@
 
 import reflex as rx
 
-from storefront.collections import COLLECTIONS, SWDNN, Collection
 from storefront.components import styles
-from storefront.components.picture import tile_image
-from storefront.page_texts import BRAND_TAGLINE
 from storefront.components.layout import public_page
+from storefront.components.picture import tile_image
 from storefront.services.catalog.seed import HERO_IMAGE_URL, collection_tile_picture
+from storefront.services.collections import COLLECTIONS, SWDNN, Collection
 from storefront.state.newsletter import NewsletterState
+from storefront.web.page_texts import BRAND_TAGLINE
 
 HERO_TITLE = BRAND_TAGLINE
 HERO_TAGLINE = "Bold letters, loud colours, printed on demand for every chapter."

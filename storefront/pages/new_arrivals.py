@@ -13,7 +13,7 @@ SUBTITLE = (
     "Be the first to showcase these fresh designs."
 )
 SKELETON_CARDS = 4
-#: The name of the page's first view (storefront/first_view.py fills it).
+#: The name of the page's first view (storefront/web/first_view.py fills it).
 FIRST_VIEW = "new-arrivals"
 ANIMATION_S = 0.3
 STAGGER_S = 0.1

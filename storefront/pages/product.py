@@ -14,9 +14,9 @@ from storefront.components.product_view import (
     colour_key,
     size_key,
 )
-from storefront.html_first import REPLAY_ATTRIBUTE
 from storefront.state.cart import CartState
 from storefront.state.catalog import PRODUCT_NOT_FOUND_TEXT, PRODUCT_NOT_FOUND_TITLE, ProductDetailState as S
+from storefront.web.html_first import REPLAY_ATTRIBUTE
 
 
 def colour_swatch(colour: rx.Var) -> rx.Component:
@@ -29,7 +29,11 @@ def colour_swatch(colour: rx.Var) -> rx.Component:
         aria_label=name,
         aria_pressed=rx.cond(chosen, "true", "false"),
         on_click=S.select_color(name),
-        style={**styles.swatch, "background": colour["swatch"], "box_shadow": rx.cond(chosen, styles.SWATCH_RING, "none")},
+        style={
+            **styles.swatch,
+            "background": colour["swatch"],
+            "box_shadow": rx.cond(chosen, styles.SWATCH_RING, "none"),
+        },
         data_testid="color-swatch",
         custom_attrs={REPLAY_ATTRIBUTE: colour_key(name)},
     )
@@ -61,7 +65,9 @@ def size_option(size: rx.Var) -> rx.Component:
     """A size radio, disabled when the chosen colour does not come in that size."""
     offered = S.available_sizes.contains(size)
     return rx.el.label(
-        rx.radio_group.item(value=size, aria_label=size, disabled=~offered, custom_attrs={REPLAY_ATTRIBUTE: size_key(size)}),
+        rx.radio_group.item(
+            value=size, aria_label=size, disabled=~offered, custom_attrs={REPLAY_ATTRIBUTE: size_key(size)}
+        ),
         rx.text(size),
         display="flex",
         gap="0.4rem",

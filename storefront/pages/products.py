@@ -3,15 +3,15 @@
 import reflex as rx
 
 from storefront.components import styles
-from storefront.components.layout import public_page
 from storefront.components.config_banner import config_banner
 from storefront.components.empty_state import empty_state
+from storefront.components.layout import public_page
 from storefront.components.product_card import card_grid, product_card, product_results
 from storefront.state.catalog import PRODUCTS_CARDS, ProductCard, ProductsState
 from storefront.state.config_banner import ConfigBannerState
 
 SKELETON_CARDS = 8
-#: The name of the listing's first view (storefront/first_view.py fills it).
+#: The name of the listing's first view (storefront/web/first_view.py fills it).
 FIRST_VIEW = "products"
 
 
@@ -67,7 +67,9 @@ def products() -> rx.Component:
             failed_view=empty_state("circle-alert", "Unable to Load Products", "Please try again later"),
             empty_view=empty_state("package-search", "No Products Found", "Try adjusting your search criteria"),
             results=rx.vstack(
-                card_grid(rx.foreach(PRODUCTS_CARDS.value.to(list[ProductCard]), lambda p, i: product_card(p, index=i))),
+                card_grid(
+                    rx.foreach(PRODUCTS_CARDS.value.to(list[ProductCard]), lambda p, i: product_card(p, index=i))
+                ),
                 load_more_button(ProductsState),
                 spacing="6",
                 width="100%",

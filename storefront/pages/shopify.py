@@ -5,8 +5,18 @@ import reflex as rx
 from storefront.components import styles
 from storefront.components.empty_state import empty_state
 from storefront.components.layout import PAGE_DESCRIPTIONS, PAGE_TITLES, public_page
-from storefront.components.product_card import DETAIL_SIZES, card_grid, detail_skeleton, product_image, product_results
+from storefront.components.markup import Element, Node, Raw, Slot, Value, to_component, to_html
+from storefront.components.product_card import (
+    DETAIL_SIZES,
+    card_grid,
+    detail_skeleton,
+    first_view_island,
+    product_image,
+    product_results,
+)
+from storefront.components.product_view import DETAIL_GRID_CLASSES
 from storefront.components.store_product_card import store_product_card
+from storefront.services.shopify.cards import StoreCard
 from storefront.state.cart import CartState
 from storefront.state.shopify import (
     ALL_COLLECTIONS,
@@ -18,12 +28,16 @@ from storefront.state.shopify import (
     PRODUCTS_ERROR_TEXT,
     PRODUCTS_ERROR_TITLE,
     STORE_CARDS,
-    StoreCard,
     StoreListState as L,
     StoreProductState as S,
+    shows_config_banner,
+    shows_demo_banner,
 )
 
 SKELETON_CARDS = 8
+#: The `data-first-view` of the cards and of a product's opening view (storefront/web/first_view.py fills them).
+STORE_VIEW = "store"
+STORE_PRODUCT_VIEW = "store-product"
 ADMIN_LINK = "/admin/login"
 
 LIST_ROUTE = "/shopify"
@@ -53,57 +67,94 @@ BACK_TO_STORE = "Back to Store Catalogue"
 # ---------------------------------------------------------------------------------------- list
 
 
-def banner(icon: str, color: str, testid: str, title: str, *body: rx.Component) -> rx.Component:
-    """One status banner of the list page: an icon, a bold title and its lines."""
-    return rx.callout.root(
-        rx.callout.icon(rx.icon(icon)),
-        rx.vstack(rx.text(title, weight="bold"), *body, spacing="1"),
-        color_scheme=color,
-        width="100%",
-        data_testid=testid,
+#: lucide's icons of the banners, as lucide-react draws them at 24 px.
+_BANNER_ICONS = {
+    "info": '<circle cx="12" cy="12" r="10"></circle><path d="M12 16v-4"></path><path d="M12 8h.01"></path>',
+    "triangle-alert": '<path d="m21.73 18-8-14a2 2 0 0 0-3.48 0l-8 14A2 2 0 0 0 4 21h16a2 2 0 0 0 1.73-3"></path>'
+                      '<path d="M12 9v4"></path><path d="M12 17h.01"></path>',
+}
+#: The banners' column; hidden while it holds none (no gap above the heading).
+BANNERS_CLASSES = "rt-Flex rt-r-fd-column rt-r-ai-start rt-r-gap-3 rx-Stack sf-grid sf-banners"
+#: The `data-first-view` of the banners (storefront/web/first_view.py writes them when the store's status is known).
+BANNERS_VIEW = "store-banners"
+
+
+def banner_markup(icon: str, color: str, testid: str, title: str, *lines: Node) -> Element:
+    """One status banner of the list page: an icon, a bold title and its lines (high contrast: the
+    soft colours' own text falls short of 4.5:1 on their backgrounds)."""
+    svg = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="24" height="24" viewBox="0 0 24 24" fill="none" '
+        f'stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" '
+        f'class="lucide lucide-{icon}" aria-hidden="true">{_BANNER_ICONS[icon]}</svg>'
+    )
+    return Element("div", "rt-CalloutRoot rt-r-size-2 rt-variant-soft rt-high-contrast sf-grid",
+                   {"data-accent-color": color, "data-testid": testid}, (
+                       Element("div", "rt-CalloutIcon", children=(Raw(svg, rx.icon(icon)),)),
+                       Element("div", "rt-Flex rt-r-fd-column rt-r-ai-start rt-r-gap-1 rx-Stack", children=(
+                           Element("p", "rt-Text rt-r-weight-bold", children=(title,)), *lines,
+                       )),
+                   ))
+
+
+def banner_line(text: Value) -> Element:
+    return Element("p", "rt-Text rt-r-size-2", children=(text,))
+
+
+def demo_banner(text: Value) -> Element:
+    return banner_markup("info", "blue", "store-demo-banner", DEMO_BANNER_TITLE, banner_line(text))
+
+
+def config_banner(text: Value, *more: Node) -> Element:
+    return banner_markup(
+        "triangle-alert", "amber", "store-config-banner", CONFIG_BANNER_TITLE, banner_line(text), *more
     )
 
 
-def for_staff(staff_text: rx.Var | str, shopper_text: str, **props) -> rx.Component:
+def shopper_banners_html(status: str) -> str:
+    """The banners a shopper sees for the store's `status`, as the server writes them."""
+    banners = [demo_banner(SHOPPER_DEMO_TEXT)] if shows_demo_banner(status) else []
+    banners += [config_banner(SHOPPER_CONFIG_TEXT)] if shows_config_banner(status) else []
+    return "".join(to_html(banner) for banner in banners)
+
+
+def for_staff(staff_text: rx.Var | str, shopper_text: str) -> rx.Var:
     """A banner line: the setup for a signed-in admin, a plain sentence for shoppers."""
-    return rx.text(rx.cond(L.staff, staff_text, shopper_text), size="2", **props)
+    return rx.cond(L.staff, staff_text, shopper_text)
 
 
 def status_banners() -> rx.Component:
     """The spec's banners: demo mode (info), any status but 'connected' (configuration warning),
-    and a failed request (error, with a link to the admin)."""
-    return rx.vstack(
-        rx.cond(
-            L.show_demo_banner,
-            banner("info", "blue", "store-demo-banner", DEMO_BANNER_TITLE, for_staff(L.status_message, SHOPPER_DEMO_TEXT)),
+    and a failed request (error, with a link to the admin). Until the status is known, the ones
+    the server wrote into the first HTML."""
+    staff_status = rx.cond(
+        L.staff & ~L.show_demo_banner,
+        rx.text(L.status_message, size="2", data_testid="store-status-message"),
+    )
+    error = rx.callout.root(
+        rx.callout.icon(rx.icon("circle-alert")),
+        rx.vstack(
+            rx.text(ERROR_BANNER_TITLE, weight="bold"),
+            rx.text(for_staff(ERROR_BANNER_TEXT, SHOPPER_ERROR_TEXT), size="2"),
+            rx.link(rx.button("Go to Admin", variant="outline", size="2"), href=ADMIN_LINK),
+            spacing="1",
         ),
-        rx.cond(
-            L.show_config_banner,
-            banner(
-                "triangle-alert",
-                "amber",
-                "store-config-banner",
-                CONFIG_BANNER_TITLE,
-                for_staff(CONFIG_BANNER_TEXT, SHOPPER_CONFIG_TEXT),
-                rx.cond(
-                    L.staff & ~L.show_demo_banner,
-                    rx.text(L.status_message, size="2", data_testid="store-status-message"),
-                ),
+        color_scheme="red",
+        high_contrast=True,
+        class_name="sf-grid",
+        data_testid="store-error-banner",
+    )
+    return rx.cond(
+        (L.status == "") & ~L.request_failed,
+        first_view_island(BANNERS_VIEW, BANNERS_CLASSES),
+        rx.el.div(
+            rx.cond(L.show_demo_banner, to_component(demo_banner(for_staff(L.status_message, SHOPPER_DEMO_TEXT)))),
+            rx.cond(
+                L.show_config_banner,
+                to_component(config_banner(for_staff(CONFIG_BANNER_TEXT, SHOPPER_CONFIG_TEXT), Slot(staff_status, ""))),
             ),
+            rx.cond(L.request_failed, error),
+            class_name=BANNERS_CLASSES,
         ),
-        rx.cond(
-            L.request_failed,
-            banner(
-                "circle-alert",
-                "red",
-                "store-error-banner",
-                ERROR_BANNER_TITLE,
-                for_staff(ERROR_BANNER_TEXT, SHOPPER_ERROR_TEXT),
-                rx.link(rx.button("Go to Admin", variant="outline", size="2"), href=ADMIN_LINK),
-            ),
-        ),
-        spacing="3",
-        width="100%",
     )
 
 
@@ -160,10 +211,14 @@ def shopify_list() -> rx.Component:
         product_results(
             loading=L.loading,
             failed=L.failed,
-            shown=L.count > 0,
+            # Judged by the cards the browser holds: the count and the cards come by separate
+            # events, and a count without its cards would show an empty grid for a frame.
+            shown=STORE_CARDS.value.length() > 0,
+            matches=L.count > 0,
             skeletons=SKELETON_CARDS,
             failed_view=empty_state("circle-alert", PRODUCTS_ERROR_TITLE, PRODUCTS_ERROR_TEXT),
             empty_view=empty_state("package-search", EMPTY_TEXT),
+            first_view=STORE_VIEW,
             results=rx.vstack(
                 card_grid(
                     rx.foreach(STORE_CARDS.value.to(list[StoreCard]), lambda c, i: store_product_card(c, index=i)),
@@ -190,7 +245,9 @@ def variant_selector() -> rx.Component:
         rx.vstack(
             rx.el.label(S.option_name, html_for="store-variant", style={"font_weight": "bold"}),
             rx.select.root(
-                rx.select.trigger(id="store-variant", aria_label=S.option_name, placeholder="Select " + S.option_name, width="100%"),
+                rx.select.trigger(
+                    id="store-variant", aria_label=S.option_name, placeholder="Select " + S.option_name, width="100%"
+                ),
                 rx.select.content(rx.foreach(S.variants, lambda v: rx.select.item(v["title"], value=v["id"]))),
                 value=S.selected_variant,
                 on_change=S.select_variant,
@@ -221,7 +278,9 @@ def quantity_stepper() -> rx.Component:
                 data_testid="store-quantity",
                 custom_attrs={"aria-live": "polite"},
             ),
-            rx.icon_button(rx.icon("plus", size=16), variant="outline", on_click=S.increment, aria_label="Increase quantity"),
+            rx.icon_button(
+                rx.icon("plus", size=16), variant="outline", on_click=S.increment, aria_label="Increase quantity"
+            ),
             align="center",
             spacing="3",
         ),
@@ -272,7 +331,9 @@ def details() -> rx.Component:
             quantity_stepper(),
             rx.cond(
                 S.not_for_sale != "",
-                rx.callout(S.not_for_sale, icon="info", color_scheme="blue", size="1", data_testid="store-not-for-sale"),
+                rx.callout(
+                    S.not_for_sale, icon="info", color_scheme="blue", size="1", data_testid="store-not-for-sale"
+                ),
             ),
             rx.button(
                 rx.icon("shopping-cart", size=16),
@@ -282,7 +343,12 @@ def details() -> rx.Component:
                 on_click=CartState.add_store_item(S.shown_id, S.selected_variant, S.quantity),
             ),
             rx.divider(),
-            rx.box(rx.html(S.description_html), data_testid="store-product-description", width="100%", style=styles.rich_text),
+            rx.box(
+                rx.html(S.description_html),
+                data_testid="store-product-description",
+                width="100%",
+                style=styles.rich_text,
+            ),
             facts(),
             rx.link(rx.icon("arrow-left", size=14), BACK_TO_STORE, href="/shopify", size="2"),
             spacing="4",
@@ -295,7 +361,12 @@ def details() -> rx.Component:
 
 
 def loading_skeleton() -> rx.Component:
-    return detail_skeleton("store-product-skeleton")
+    """While the product loads: the picture, title and price the server wrote into the first HTML,
+    or skeletons when the page was reached inside the app (or the server held nothing for it)."""
+    return rx.fragment(
+        first_view_island(STORE_PRODUCT_VIEW, DETAIL_GRID_CLASSES),
+        rx.box(detail_skeleton("store-product-skeleton"), custom_attrs={"data-first-view-fallback": ""}),
+    )
 
 
 def back_link() -> rx.Component:
@@ -313,7 +384,9 @@ def shopify_product() -> rx.Component:
                 empty_state("package-x", NOT_FOUND_TITLE, "", back_link(), heading_level="h1"),
                 rx.cond(
                     S.failed,
-                    empty_state("circle-alert", PRODUCT_ERROR_TITLE, PRODUCT_ERROR_TEXT, back_link(), heading_level="h1"),
+                    empty_state(
+                        "circle-alert", PRODUCT_ERROR_TITLE, PRODUCT_ERROR_TEXT, back_link(), heading_level="h1"
+                    ),
                     details(),
                 ),
             ),

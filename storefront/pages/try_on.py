@@ -3,14 +3,18 @@
 Upload Photo comes first below the title, above the photo frame (a drop zone too): the frame is
 tall, and a button below it was out of view at 1280x900 and on phones until the shopper scrolled."""
 
+from dataclasses import replace
+
 import reflex as rx
 
 from storefront.components import styles
 from storefront.components.image_files import ACCEPTED_TYPES, MAX_FILE_BYTES, rejected_codes
 from storefront.components.layout import PAGE_DESCRIPTIONS, PAGE_TITLES, public_page
+from storefront.components.markup import Element, Node, Raw, Slot, Value, pick, to_component, to_html
 from storefront.components.page_title import centred_title
-from storefront.components.product_card import product_image
-from storefront.state.tryon import ITEMS_FAILED, ROUTE, UPLOAD_ID, TryOnState
+from storefront.components.product_card import _IMAGE_FALLBACK, first_view_island, or_placeholder
+from storefront.state.tryon import ITEMS_FAILED, PREVIEW_ID, ROUTE, UPLOAD_ID, TryOnState
+from storefront.web.html_first import REPLAY_ATTRIBUTE
 
 TITLE = PAGE_TITLES[ROUTE]
 DESCRIPTION = PAGE_DESCRIPTIONS[ROUTE]
@@ -71,6 +75,9 @@ def preview() -> rx.Component:
             ),
         ),
         position="relative",
+        id=PREVIEW_ID,
+        # Scrolled to below the sticky header, not under it.
+        scroll_margin_top=styles.HEADER_HEIGHT,
         width="100%",
         aspect_ratio="3 / 4",
         border=f"1px solid {rx.color('gray', 6)}",
@@ -80,9 +87,24 @@ def preview() -> rx.Component:
     )
 
 
+#: The name of the file input for assistive technology (it has no visible label of its own).
+FILE_INPUT_LABEL = "Choose a photo"
+
+
+def _label_file_input(upload: rx.Component, label: str) -> rx.Component:
+    """rx.upload draws its file input itself, unnamed (Lighthouse: 'Form elements do not have
+    associated labels'): give it an accessible name."""
+    zone = upload.children[0]
+    for child in zone.children:
+        if str(getattr(child, "type", "")) == '"file"':
+            child.custom_attrs["aria-label"] = label
+            return upload
+    raise ValueError("rx.upload no longer draws a file input in its drop zone")
+
+
 def photo_picker() -> rx.Component:
     """Upload Photo above the photo frame, the two one drop zone (a click or a drop on either picks the photo)."""
-    return rx.upload.root(
+    return _label_file_input(rx.upload.root(
         rx.vstack(upload_button(), preview(), spacing="3", width="100%"),
         id=UPLOAD_ID,
         accept=ACCEPTED_TYPES,
@@ -97,7 +119,7 @@ def photo_picker() -> rx.Component:
         border_radius="12px",
         width="100%",
         data_testid="upload-photo",
-    )
+    ), FILE_INPUT_LABEL)
 
 
 def photo_panel() -> rx.Component:
@@ -120,32 +142,55 @@ def photo_panel() -> rx.Component:
     )
 
 
-def item_card(item: rx.Var) -> rx.Component:
-    selected = TryOnState.selected_id == item["id"]
-    return rx.el.button(
-        rx.box(
-            product_image(item["image_url"].to(str), item["name"].to(str), height="72px"),
-            width="72px",
-            border_radius="8px",
-            overflow="hidden",
-            flex_shrink="0",
-        ),
-        rx.text(item["name"], weight="medium", size="2", text_align="left"),
-        rx.cond(selected, rx.icon("circle-check", size=18, color=rx.color("accent", 9), margin_left="auto")),
-        on_click=TryOnState.select_item(item["id"]),
-        type="button",
-        aria_pressed=rx.cond(selected, "true", "false"),
-        display="flex",
-        align_items="center",
-        gap="0.75rem",
-        width="100%",
-        padding="0.5rem",
-        border=rx.cond(selected, f"2px solid {rx.color('accent', 9)}", f"2px solid {rx.color('gray', 5)}"),
-        border_radius="10px",
-        background=rx.cond(selected, rx.color("accent", 2), "transparent"),
-        cursor="pointer",
-        data_testid="tryon-item",
+#: lucide's "circle-check" at 18 px, as lucide-react draws it with the store's class.
+CHECK_ICON = (
+    '<svg xmlns="http://www.w3.org/2000/svg" width="18" height="18" viewBox="0 0 24 24" fill="none" '
+    'stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" '
+    'class="lucide lucide-circle-check sf-tryon-check" aria-hidden="true"><circle cx="12" cy="12" r="10"></circle>'
+    '<path d="m9 12 2 2 4-4"></path></svg>'
+)
+#: The list of items (a column of full-width buttons).
+ITEMS_CLASSES = "rt-Flex rt-r-fd-column rt-r-ai-start rt-r-gap-2 rx-Stack sf-grid"
+#: The `data-first-view` of the items (storefront/web/first_view.py fills it).
+ITEMS_VIEW = "tryon-items"
+
+
+def item_key(item_id: Value) -> Value:
+    """The `data-replay` key of an item: a tap before the app is ready chooses it once it is."""
+    return "tryon-item:" + item_id
+
+
+def item_markup(item_id: Value, name: Value, image: Value, selected: rx.Var | bool) -> Element:
+    """An item to try on: its picture, its name and, when chosen, a check (styles follow `aria-pressed`)."""
+    check: Node = (
+        Slot(rx.cond(selected, rx.icon("circle-check", size=18, class_name="sf-tryon-check", aria_hidden="true")), "")
+        if isinstance(selected, rx.Var) else (Raw(CHECK_ICON) if selected else "")
     )
+    # The name is the button's text beside it: the picture itself is decorative (alt="").
+    picture = Element(
+        "img",
+        attrs={"src": or_placeholder(image), "alt": "", "decoding": "async", "width": 72, "height": 72},
+        react_attrs={"onError": _IMAGE_FALLBACK},
+    )
+    return Element("button", "sf-tryon-item", {
+        "type": "button", "aria-pressed": pick(selected, "true", "false"), "data-testid": "tryon-item",
+        REPLAY_ATTRIBUTE: item_key(item_id),
+    }, (
+        Element("div", "rt-Box sf-tryon-thumb", children=(picture,)),
+        Element("p", "rt-Text rt-r-size-2 rt-r-weight-medium sf-tryon-name", children=(name,)),
+        check,
+    ))
+
+
+def item_card(item: rx.Var) -> rx.Component:
+    item_id = item["id"].to(str)
+    markup = item_markup(item_id, item["name"].to(str), item["image_url"].to(str), TryOnState.selected_id == item_id)
+    return to_component(replace(markup, react_props={"on_click": TryOnState.select_item(item_id)}))
+
+
+def items_html(views: list[dict], chosen: str) -> str:
+    """The items as the server writes them into the first view, `chosen` (`?item=`) chosen."""
+    return "".join(to_html(item_markup(v["id"], v["name"], v["image_url"], v["id"] == chosen)) for v in views)
 
 
 def items_panel() -> rx.Component:
@@ -153,16 +198,20 @@ def items_panel() -> rx.Component:
         rx.heading("Available Items", as_="h2", size="5"),
         rx.cond(
             TryOnState.items_loading,
-            rx.vstack(
-                *[rx.skeleton(height="88px", width="100%", border_radius="10px") for _ in range(3)],
-                width="100%",
+            rx.fragment(
+                first_view_island(ITEMS_VIEW, ITEMS_CLASSES),
+                rx.el.div(
+                    *[rx.skeleton(height="88px", width="100%", border_radius="10px") for _ in range(3)],
+                    class_name=ITEMS_CLASSES,
+                    custom_attrs={"data-first-view-fallback": ""},
+                ),
             ),
             rx.cond(
                 TryOnState.items_failed,
                 rx.callout(ITEMS_FAILED, icon="triangle-alert", color_scheme="red", width="100%"),
                 rx.cond(
                     TryOnState.items.length() > 0,
-                    rx.vstack(rx.foreach(TryOnState.items, item_card), spacing="2", width="100%"),
+                    rx.el.div(rx.foreach(TryOnState.items, item_card), class_name=ITEMS_CLASSES),
                     rx.text(ITEMS_EMPTY, color=styles.MUTED),
                 ),
             ),

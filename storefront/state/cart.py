@@ -8,9 +8,14 @@ from typing import TypedDict
 
 import reflex as rx
 
-from storefront.config import get_settings
-from storefront.db import session_scope
 from storefront.services.orders import cart, store_lines
+from storefront.services.orders.shopping import (
+    NO_VARIANTS_TEXT,
+    NO_VARIANTS_TITLE,
+    new_cart_line,
+    quick_add_line,
+    refresh_lines,
+)
 from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.platform.money import format_usd
 from storefront.services.shopify.catalogue import (
@@ -23,13 +28,7 @@ from storefront.services.shopify.catalogue import (
 )
 from storefront.services.shopify.graphql import set_buyer_ip
 from storefront.services.shopify.health import StoreHealth
-from storefront.services.orders.shopping import (
-    NO_VARIANTS_TEXT,
-    NO_VARIANTS_TITLE,
-    new_cart_line,
-    quick_add_line,
-    refresh_lines,
-)
+from storefront.wiring import services, session_scope
 
 ADDED_TITLE = "Added to cart"
 ITEMS_REMOVED = "Some items are no longer available and were removed from your cart."
@@ -56,17 +55,13 @@ _CART_UPDATED = rx.call_script(f"window.dispatchEvent(new Event('{CART_UPDATED_E
 def store_catalogue(client_ip: str = "") -> StoreCatalogue:
     """The process's store catalogue (the demo one without Shopify settings); its requests in this
     task are made for the shopper at `client_ip`."""
-    from storefront.wiring import shared_store_catalogue
-
     set_buyer_ip(client_ip)
-    return shared_store_catalogue(get_settings())
+    return services().store_catalogue
 
 
 def store_health() -> StoreHealth:
     """The process's cached status of the store catalogue."""
-    from storefront.wiring import store_health as shared_store_health
-
-    return shared_store_health(get_settings())
+    return services().store_health
 
 
 class CartRow(TypedDict):
@@ -277,7 +272,7 @@ class CartState(rx.State):
         if theirs:  # only a cart with store lines shows the store's Checkout button
             try:
                 status = await store_health().status()  # the store is asked at most once a minute
-            except Exception:  # a health check: an error shows as the reason, never as a crash
+            except Exception:  # noqa: BLE001 - a health check: an error shows as the reason, never as a crash
                 status = StoreStatus(STATUS_ERROR, STORE_UNREACHABLE)
             async with self:
                 self.store_status, self.store_message = status.status, status.message

@@ -13,49 +13,29 @@ import reflex as rx
 from reflex.experimental.client_state import ClientStateVar
 from reflex.vars.base import Var
 
-from storefront.collections import COLLECTIONS, get_collection
-from storefront.db import read_scope, session_scope
-from storefront.page_texts import PAGE_TITLES, PRODUCT_ROUTE, page_title as titled
-from storefront.services.catalog import catalog, listing
+from storefront.services.catalog import cards as product_cards, catalog
+from storefront.services.catalog.cards import (
+    NEW_ARRIVALS_LIMIT,
+    PRODUCTS_PAGE_SIZE,
+    CardPage,
+    ProductCard,
+    price_label,
+)
 from storefront.services.catalog.text_search import search_text
+from storefront.services.collections import COLLECTIONS, get_collection
 from storefront.services.platform.errors import NotFoundError
 from storefront.services.platform.money import format_usd
 from storefront.services.printify.provider import product_page_url
 from storefront.services.tryon.items import offers_try_on
 from storefront.state.tryon import try_on_url as try_on_page_url
+from storefront.web.page_texts import PAGE_TITLES, PRODUCT_ROUTE, SEARCH_PARAM, page_title as titled
+from storefront.wiring import read_scope, session_scope
 
 log = logging.getLogger(__name__)
 
-NEW_ARRIVALS_LIMIT = 12
-PRODUCTS_PAGE_SIZE = 24
 PRODUCTS_ROUTE = "/products"
-#: The listing's search in its address (/products?q=hoodie), so a search can be shared and reloaded.
-SEARCH_PARAM = "q"
 PRODUCT_NOT_FOUND_TITLE = catalog.PRODUCT_NOT_FOUND
 PRODUCT_NOT_FOUND_TEXT = "We couldn't find the product you're looking for."
-
-
-class CardColour(TypedDict):
-    """A colour in a card's Quick Add menu and the sizes it comes in."""
-
-    name: str
-    sizes: list[str]
-
-
-class ProductCard(TypedDict):
-    """What a product card shows (no description); prices are already formatted. `colors` is
-    empty for a product in one colour."""
-
-    id: str
-    name: str
-    price: str
-    image: str
-    srcset: str
-    image_width: int
-    image_height: int
-    has_variants: bool
-    sizes: list[str]
-    colors: list[CardColour]
 
 
 class ColourOption(TypedDict):
@@ -70,25 +50,6 @@ class ColourOption(TypedDict):
     size_prices: dict[str, str]
 
 
-def price_label(price_cents: int | None) -> str:
-    return "N/A" if price_cents is None else format_usd(price_cents)
-
-
-def to_card(product: listing.ProductCardSummary) -> ProductCard:
-    return ProductCard(
-        id=product.id,
-        name=product.name,
-        price=price_label(product.price_cents),
-        image=product.picture.src,
-        srcset=product.picture.srcset,
-        image_width=product.picture.width,
-        image_height=product.picture.height,
-        has_variants=product.has_variants,
-        sizes=list(product.sizes),
-        colors=[CardColour(name=c.name, sizes=list(c.sizes)) for c in product.colors],
-    )
-
-
 def to_colour_option(choice: catalog.ColourChoice) -> ColourOption:
     return ColourOption(
         name=choice.name,
@@ -101,12 +62,6 @@ def to_colour_option(choice: catalog.ColourChoice) -> ColourOption:
     )
 
 
-class CardPage(TypedDict):
-    cards: list[ProductCard]
-    next_cursor: str
-    total: int
-
-
 def card_page(
     query: str = "",
     collection_key: str | None = None,
@@ -114,20 +69,13 @@ def card_page(
     cursor: str = "",
     limit: int = PRODUCTS_PAGE_SIZE,
 ) -> CardPage:
-    """One page of cards from the database (runs in a worker thread); the total of matches with
-    the first page only (-1 on later pages). One read: no transaction to open or commit."""
+    """One page of cards from the database (runs in a worker thread). One read: no transaction to
+    open or commit."""
     with read_scope() as session:
-        page = listing.product_page(
-            session,
-            query=query,
-            collection_key=collection_key,
-            match_description=match_description,
-            cursor=cursor,
-            limit=limit,
-            with_total=not cursor,
+        return product_cards.card_page(
+            session, query=query, collection_key=collection_key, match_description=match_description,
+            cursor=cursor, limit=limit,
         )
-        total = page.total if page.total is not None else -1
-        return CardPage(cards=[to_card(p) for p in page.cards], next_cursor=page.next_cursor, total=total)
 
 
 def listing_url(query: str) -> str:

@@ -14,6 +14,7 @@ confirmation), and a paid order moves it to local storage for /order-status.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import secrets
@@ -23,16 +24,20 @@ from typing import Any
 
 import reflex as rx
 
-from storefront import wiring
-from storefront.config import get_settings
-from storefront.db import get_engine, session_scope
-from storefront.services.orders import cart, checkout, order_emails
-from storefront.services.platform.errors import ServiceError, ValidationError
+from storefront import config
+from storefront.services.orders import cart, checkout, order_access, order_emails, ship_to
 from storefront.services.orders.intent_payments import Handoff
-from storefront.services.payments.gateway import CARD_FIELDS
 from storefront.services.orders.statuses import PaymentStatus
+from storefront.services.payments.gateway import CARD_FIELDS
+from storefront.services.platform.errors import ServiceError, ValidationError
 from storefront.state.cart import CartState
-from storefront.state.order_status import remember_order_script
+from storefront.state.order_status import (
+    FORGET_ORDER_TOKEN_SCRIPT,
+    KEPT_TOKEN,
+    ORDER_TOKEN_KEY,
+    remember_order_script,
+)
+from storefront.wiring import services, session_scope
 
 log = logging.getLogger(__name__)
 
@@ -45,17 +50,23 @@ ORDER_EMAILED_TEXT = "Order {number} has been submitted for fulfilment. We have 
 #: Error keys that a field of the form shows (the rest concern the cart and become a toast).
 FORM_FIELD_PREFIXES = ("customer", "shippingAddress.", "billingAddress.")
 
-# The card inputs carry only a data-card attribute (no name, no id), so Reflex's form
-# submission never collects them; these scripts read them in the browser instead.
-_READ_CARD = (
-    "const v = key => (document.querySelector(`[data-card=\"${key}\"]`)?.value ?? ''); "
-    "const cardData = {%s};" % ", ".join(f"{key}: v('{key}')" for key in CARD_FIELDS)
-)
+#: The dialog's browser side (the card fields, Stripe's Payment Element): an ES module in assets/,
+#: served at the root. Its address names its content, so a browser never runs an older copy.
+CHECKOUT_JS = config.PROJECT_ROOT / "assets" / "checkout.js"
+CHECKOUT_JS_URL = f"/checkout.js?v={hashlib.sha256(CHECKOUT_JS.read_bytes()).hexdigest()[:12]}"
 
-#: Where the tab keeps the token of the order its checkout dialog placed (session storage).
-ORDER_TOKEN_KEY = "checkout-order-token"
-_KEPT_TOKEN = f"(window.sessionStorage.getItem({json.dumps(ORDER_TOKEN_KEY)}) || '')"
-FORGET_ORDER_TOKEN_SCRIPT = f"window.sessionStorage.removeItem({json.dumps(ORDER_TOKEN_KEY)})"
+
+def checkout_call(function: str, *args: object) -> str:
+    """The script that runs `function` of assets/checkout.js with `args` and hands back what it
+    resolves to; {ok: false} when the module cannot be loaded (the callback then shows the failure)."""
+    arguments = ", ".join(json.dumps(arg) for arg in args)
+    return (
+        f"import({json.dumps(CHECKOUT_JS_URL)})"
+        f".then((checkout) => checkout.{function}({arguments}), () => ({{ok: false}}))"
+    )
+
+
+_KEPT_TOKEN = KEPT_TOKEN
 
 
 def _keep_token(access_token: str) -> str:
@@ -71,39 +82,6 @@ def _kept_token(result: dict[str, Any]) -> str:
     return token if isinstance(token, str) else ""
 
 
-# Asks the server to check the card fields' rules without charging or keeping anything.
-CARD_CHECK_SCRIPT = f"""
-(async () => {{
-  {_READ_CARD}
-  const orderToken = {_KEPT_TOKEN};
-  try {{
-    const r = await fetch('/api/payments/validate-card', {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, body: JSON.stringify({{cardData}})}});
-    const body = await r.json();
-    return {{ok: r.ok, fieldErrors: body.fieldErrors || {{}}, error: body.error || '', orderToken}};
-  }} catch (e) {{ return {{ok: false, fieldErrors: {{}}, orderToken}}; }}
-}})()
-"""
-
-
-def payment_script(order_number: str, new_token: str, payment_id: str) -> str:
-    """Posts the card fields straight from the page to the payment API, with the order's token as
-    the tab keeps it (after keeping `new_token` when the order was just placed); returns the response."""
-    return f"""
-(async () => {{
-  {_keep_token(new_token)}
-  {_READ_CARD}
-  const body = {{paymentId: {json.dumps(payment_id)}, shopId: 'storefront', paymentMethod: 'card', cardData}};
-  const headers = {{'Content-Type': 'application/json', 'Idempotency-Key': {json.dumps(payment_id)}, 'X-Order-Token': {_KEPT_TOKEN}}};
-  try {{
-    const r = await fetch('/api/printify/orders/' + encodeURIComponent({json.dumps(order_number)}) + '/process-payment', {{method: 'POST', headers, body: JSON.stringify(body)}});
-    let data = {{}};
-    try {{ data = await r.json(); }} catch (e) {{}}
-    return {{ok: r.ok, status: r.status, body: data}};
-  }} catch (e) {{ return {{ok: false, status: 0, body: {{}}}}; }}
-}})()
-"""
-
-
 #: Where Stripe's Payment Element is mounted in the dialog.
 PAYMENT_ELEMENT_ID = "payment-element"
 PAYMENT_FORM_NOT_READY = "The payment form could not be loaded. Please close the dialog and try again."
@@ -111,81 +89,32 @@ PAYMENT_PROCESSING = "Payment Processing"
 PAYMENT_PROCESSING_TEXT = "Order {number} is sent for printing as soon as your bank confirms the payment."
 
 
-def stripe_mount_script(publishable_key: str, js_url: str, amount_cents: int) -> str:
-    """Loads Stripe.js from its own address (never bundled) and mounts the Payment Element."""
-    return f"""
-(async () => {{
-  const pk = {json.dumps(publishable_key)}, jsUrl = {json.dumps(js_url)}, amount = {int(amount_cents)};
-  const wait = ms => new Promise(r => setTimeout(r, ms));
-  try {{
-    if (!window.Stripe) {{
-      await new Promise((resolve, reject) => {{
-        let tag = document.querySelector('script[data-stripe-js]');
-        if (!tag) {{ tag = document.createElement('script'); tag.src = jsUrl; tag.dataset.stripeJs = '1'; document.head.appendChild(tag); }}
-        tag.addEventListener('load', resolve);
-        tag.addEventListener('error', () => reject(new Error('Stripe.js could not be loaded')));
-        if (window.Stripe) resolve();
-      }});
-    }}
-    let node = null;
-    for (let i = 0; i < 100 && !(node = document.getElementById({json.dumps(PAYMENT_ELEMENT_ID)})); i++) await wait(50);
-    if (!node) return {{ok: false}};
-    if (!window.__storefrontStripe || window.__storefrontStripeKey !== pk) {{
-      window.__storefrontStripe = window.Stripe(pk); window.__storefrontStripeKey = pk;
-    }}
-    const elements = window.__storefrontStripe.elements({{mode: 'payment', amount, currency: 'usd'}});
-    elements.create('payment').mount(node);
-    window.__storefrontElements = elements;
-    return {{ok: true}};
-  }} catch (e) {{ return {{ok: false}}; }}
-}})()
-"""
-
-
-# Checks the Payment Element's fields in the browser (Stripe's own messages) before the order is placed.
-STRIPE_SUBMIT_SCRIPT = f"""
-(async () => {{
-  const elements = window.__storefrontElements, orderToken = {_KEPT_TOKEN};
-  if (!elements) return {{ok: false, error: '', orderToken}};
-  try {{
-    const result = await elements.submit();
-    return result && result.error ? {{ok: false, error: result.error.message || '', orderToken}} : {{ok: true, orderToken}};
-  }} catch (e) {{ return {{ok: false, error: '', orderToken}}; }}
-}})()
-"""
-
-
-def stripe_confirm_script(client_secret: str, new_token: str = "") -> str:
-    """Confirms the order's PaymentIntent with Stripe from the page; the card goes to Stripe only.
-    Hands back the order's token as the tab keeps it (after keeping `new_token`)."""
-    return f"""
-(async () => {{
-  {_keep_token(new_token)}
-  const stripe = window.__storefrontStripe, elements = window.__storefrontElements, orderToken = {_KEPT_TOKEN};
-  if (!stripe || !elements) return {{ok: false, error: '', orderToken}};
-  try {{
-    const result = await stripe.confirmPayment({{
-      elements, clientSecret: {json.dumps(client_secret)},
-      confirmParams: {{return_url: window.location.origin + '/order-status'}}, redirect: 'if_required',
-    }});
-    if (result.error) return {{ok: false, error: result.error.message || '', type: result.error.type || '', orderToken}};
-    return {{ok: true, status: (result.paymentIntent && result.paymentIntent.status) || '', orderToken}};
-  }} catch (e) {{ return {{ok: false, error: '', orderToken}}; }}
-}})()
-"""
-
-
 def _stripe_handoff(number: str) -> Handoff | None:
-    intents = wiring.intent_payments(get_settings())
+    intents = services().intents
     assert intents is not None
     return intents.handoff(number)
 
 
 def _stripe_confirm(number: str, token: str) -> str:
     """Ask Stripe whether the order's intent succeeded; the order's payment status afterwards."""
-    intents = wiring.intent_payments(get_settings())
+    intents = services().intents
     assert intents is not None
     return intents.confirm(number, token).payment_status
+
+
+def _order_page(number: str) -> str:
+    """The order's own page (the signed link its emails carry): where a paid checkout ends."""
+    with session_scope() as session:
+        return services().emails.order_path(order_access.find_order(session, number))
+
+
+async def _thank_you(number: str) -> list[rx.event.EventSpec]:
+    """The redirect to the order's page; none when its link cannot be made (the toasts still say it)."""
+    try:
+        return [rx.redirect(await asyncio.to_thread(_order_page, number))]
+    except Exception:
+        log.exception("making the page of order %s failed", number)
+        return []
 
 
 def _confirmation_queued(number: str) -> bool:
@@ -199,10 +128,15 @@ def new_payment_id() -> str:
 
 
 def _place_order(payload: dict[str, Any], idempotency_key: str, access_token: str, client: str) -> checkout.PlacedOrder:
-    limiter = checkout.order_limiter(wiring.session_factory(get_engine()), get_settings().orders_per_hour)
     with session_scope() as session:
         return checkout.place_order(
-            session, payload, idempotency_key, access_token or None, limiter=limiter, client=client
+            session,
+            payload,
+            idempotency_key,
+            access_token or None,
+            limiter=services().order_limiter,
+            client=client,
+            ship_to=services().settings.ship_to,
         )
 
 
@@ -227,6 +161,12 @@ class CheckoutState(rx.State):
     #: The contact and address fields as last typed (never the card fields), kept for the tab's
     #: life so that closing the dialog, after a decline say, loses nothing; a placed order empties it.
     typed_fields: dict[str, str] = {}
+    #: The ship-to countries (SHIP_TO_COUNTRIES) as {'value': code, 'label': name}, set on opening:
+    #: the shipping address picks from these (a billing address may be anywhere).
+    country_options: list[dict[str, str]] = []
+    #: The country picked in each address's select ("shippingAddress" -> "CA"), to show the US
+    #: state select or a text field.
+    picked_countries: dict[str, str] = {}
     _payload: dict[str, Any] = {}
     _idempotency_key: str = ""
     # The order this dialog placed: a retry after a decline pays (or amends) that order instead
@@ -239,8 +179,27 @@ class CheckoutState(rx.State):
 
     @rx.var
     def form_values(self) -> dict[str, str]:
-        """What the form's fields start with when the dialog opens."""
-        return {**checkout.FORM_DEFAULTS, **self.typed_fields}
+        """What the form's fields start with when the dialog opens (a kept country no longer
+        shipped to starts as the first one that is)."""
+        values = {**checkout.FORM_DEFAULTS, **self.typed_fields}
+        codes = [option["value"] for option in self.country_options]
+        key = f"{checkout.SHIPPING_FIELD}.country_code"
+        if codes and values.get(key, "").upper() not in codes:
+            values[key] = codes[0]
+        return values
+
+    @rx.var
+    def address_countries(self) -> dict[str, str]:
+        """The country each address's select shows now."""
+        values = self.form_values
+        return {
+            prefix: self.picked_countries.get(prefix) or values.get(f"{prefix}.country_code", "")
+            for prefix in (checkout.SHIPPING_FIELD, checkout.BILLING_FIELD)
+        }
+
+    @rx.event
+    def pick_country(self, prefix: str, code: str) -> None:
+        self.picked_countries = {**self.picked_countries, prefix: code}
 
     def _keep_typed(self, form: dict[str, Any]) -> None:
         self.typed_fields = {**self.typed_fields, **checkout.kept_form_fields(form)}
@@ -258,18 +217,31 @@ class CheckoutState(rx.State):
             self.field_errors = {}
         if not self.submitting:
             self.dialog_open = value
-        settings = get_settings()
+        settings = services().settings
         self.payment_provider = "stripe" if settings.uses_stripe else "test"
+        self.country_options = ship_to.country_options(settings.ship_to)
+        if opening:
+            self.picked_countries = {}
         if not opening:
             return None
         events = [rx.call_script(FORGET_ORDER_TOKEN_SCRIPT)]
+        if not settings.uses_stripe:
+            events.append(rx.call_script(checkout_call("formatCardFields")))
         if settings.uses_stripe:
             lines = (await self.get_state(CartState))._lines()
             total = cart.cart_totals([line for line in lines if line.source == cart.SOURCE_OURS]).total_cents
-            events.append(rx.call_script(
-                stripe_mount_script(settings.stripe_publishable_key, settings.stripe_js_url, max(total, 1)),
-                callback=CheckoutState.payment_form_ready,
-            ))
+            events.append(
+                rx.call_script(
+                    checkout_call(
+                        "mountStripe",
+                        settings.stripe_publishable_key,
+                        settings.stripe_js_url,
+                        int(max(total, 1)),
+                        PAYMENT_ELEMENT_ID,
+                    ),
+                    callback=CheckoutState.payment_form_ready,
+                )
+            )
         return events
 
     @rx.event
@@ -294,7 +266,7 @@ class CheckoutState(rx.State):
         self._keep_typed(form)
         self._payload = checkout.checkout_payload(form, lines, self.same_as_shipping)
         try:
-            checkout.validate_order_payload(self._payload)
+            checkout.validate_order_payload(self._payload, services().settings.ship_to)
             self.field_errors = {}
         except ValidationError as error:
             self.field_errors = {k: v for k, v in error.field_errors.items() if k.startswith(FORM_FIELD_PREFIXES)}
@@ -306,8 +278,10 @@ class CheckoutState(rx.State):
             if self.field_errors:
                 self.submitting = False
                 return None
-            return rx.call_script(STRIPE_SUBMIT_SCRIPT, callback=CheckoutState.stripe_checked)
-        return rx.call_script(CARD_CHECK_SCRIPT, callback=CheckoutState.card_checked)
+            return rx.call_script(checkout_call("submitStripe", ORDER_TOKEN_KEY), callback=CheckoutState.stripe_checked)
+        return rx.call_script(
+            checkout_call("checkCard", ORDER_TOKEN_KEY, list(CARD_FIELDS)), callback=CheckoutState.card_checked
+        )
 
     async def _placed(self, kept_token: str) -> Any:
         """Place (or amend) this dialog's order, with the token the page kept for it; the placed
@@ -351,9 +325,16 @@ class CheckoutState(rx.State):
             confirmed = await self.stripe_confirmed({"ok": True, "orderToken": new_token or _kept_token(result)})
             keep = rx.call_script(_keep_token(new_token)) if new_token else None
             return [event for event in [keep, *_as_list(confirmed)] if event is not None]
-        # The client secret goes to this page's script only: it is never kept in the state.
+        # The client secret goes to this page's script only: it is never kept in the state. A method
+        # that leaves the page (3-D Secure, a bank's page) comes back to the order's own page.
+        try:
+            return_path = await asyncio.to_thread(_order_page, self._order_number)
+        except Exception:
+            log.exception("making the page of order %s failed", self._order_number)
+            return_path = "/order-status"
         return rx.call_script(
-            stripe_confirm_script(handoff.client_secret, new_token), callback=CheckoutState.stripe_confirmed
+            checkout_call("confirmStripe", ORDER_TOKEN_KEY, handoff.client_secret, new_token, return_path),
+            callback=CheckoutState.stripe_confirmed,
         )
 
     @rx.event
@@ -377,7 +358,8 @@ class CheckoutState(rx.State):
         # Stripe has not said 'succeeded' yet (a bank transfer, a slow card): its webhook will.
         number = self._order_number
         closed = await self._close_for(number)
-        return [*closed, rx.toast.info(PAYMENT_PROCESSING, description=PAYMENT_PROCESSING_TEXT.format(number=number))]
+        toast = rx.toast.info(PAYMENT_PROCESSING, description=PAYMENT_PROCESSING_TEXT.format(number=number))
+        return [*closed, toast, *await _thank_you(number)]
 
     async def _close_for(self, number: str) -> list[rx.event.EventSpec]:
         """Close the dialog on a placed order: the browser remembers it (with the token the tab
@@ -405,7 +387,7 @@ class CheckoutState(rx.State):
             toast = rx.toast.success(ORDER_PLACED_EMAILED, description=ORDER_EMAILED_TEXT.format(number=number))
         else:
             toast = rx.toast.success(ORDER_PLACED, description=f"Order {number} has been submitted for fulfilment.")
-        return [*closed, toast]
+        return [*closed, toast, *await _thank_you(number)]
 
     @rx.event
     async def card_checked(self, result: dict[str, Any]):
@@ -420,7 +402,14 @@ class CheckoutState(rx.State):
         if not isinstance(placed, checkout.PlacedOrder):
             return placed
         return rx.call_script(
-            payment_script(self._order_number, _new_token(placed, result or {}), new_payment_id()),
+            checkout_call(
+                "payByCard",
+                ORDER_TOKEN_KEY,
+                list(CARD_FIELDS),
+                self._order_number,
+                _new_token(placed, result or {}),
+                new_payment_id(),
+            ),
             callback=CheckoutState.payment_done,
         )
 

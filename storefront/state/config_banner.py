@@ -7,11 +7,10 @@ import asyncio
 
 import reflex as rx
 
-from storefront.config import get_settings
 from storefront.services.printify.provider_status import ProviderStatus, banner_decision, refresh_message
 from storefront.services.shopify.catalogue import StoreStatus
 from storefront.services.shopify.health import store_failed, store_state_label
-from storefront.wiring import provider_health, store_health
+from storefront.wiring import services
 
 REFRESHED = "Configuration Refreshed"
 REFRESH_FAILED = "Refresh Failed"
@@ -19,13 +18,13 @@ REFRESH_FAILED_TEXT = "Failed to refresh configuration"
 
 
 def _status(refresh: bool) -> ProviderStatus:
-    return provider_health(get_settings()).status(refresh=refresh)
+    return services().provider_health.status(refresh=refresh)
 
 
 async def _checks(refresh: bool) -> tuple[ProviderStatus, StoreStatus]:
     """Both checks side by side: the provider's shop list (blocking, in a thread) and the store's test."""
     provider, store = await asyncio.gather(
-        asyncio.to_thread(_status, refresh), store_health(get_settings()).status(refresh=refresh)
+        asyncio.to_thread(_status, refresh), services().store_health.status(refresh=refresh)
     )
     return provider, store
 

@@ -2,7 +2,8 @@
 
 import reflex as rx
 
-from storefront.state.catalog import SEARCH_PARAM, listing_url
+from storefront.state.catalog import listing_url
+from storefront.web.page_texts import SEARCH_PARAM
 
 ADMIN_LOGIN_ROUTE = "/admin/login"
 GESTURE_CLICKS = 5

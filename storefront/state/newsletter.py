@@ -12,11 +12,9 @@ from typing import Any
 
 import reflex as rx
 
-from storefront import db
-from storefront.config import get_settings
 from storefront.services.newsletter.subscriptions import Newsletter
 from storefront.services.platform.errors import TooManyRequestsError, ValidationError
-from storefront.wiring import link_signer, session_factory
+from storefront.wiring import services
 
 log = logging.getLogger(__name__)
 
@@ -26,8 +24,7 @@ LINK_FAILED = "Something went wrong. Please open the link from your email again.
 
 def newsletter() -> Newsletter:
     """The store's newsletter on the configured database, its links signed with the store's key."""
-    settings = get_settings()
-    return Newsletter(session_factory(db.get_engine()), link_signer(settings), settings.public_url)
+    return services().newsletter
 
 
 class NewsletterState(rx.State):

@@ -17,27 +17,33 @@ from typing import Any, TypedDict
 
 import reflex as rx
 
-from storefront import db
-from storefront.config import get_settings
-from storefront.services.orders import order_lookup
+from storefront.services.orders import cart, order_lookup
+from storefront.services.orders.order_access import find_order
 from storefront.services.orders.order_emails import LINK_KEY_PARAM, LINK_ORDER_PARAM
+from storefront.services.orders.order_lookup import GuestOrder
 from storefront.services.platform.errors import (
     NotFoundError,
     TooManyRequestsError,
     ValidationError,
 )
-from storefront.services.platform.money import dollars_to_cents, format_usd
-from storefront.wiring import order_emails, session_factory
+from storefront.services.platform.money import format_usd
+from storefront.state.cart import CartState
+from storefront.wiring import services, session_scope
 
 log = logging.getLogger(__name__)
 
 LAST_ORDER_KEY = "last-order"
+#: Where the tab keeps the token of the order its checkout dialog placed (session storage).
+ORDER_TOKEN_KEY = "checkout-order-token"
+KEPT_TOKEN = f"(window.sessionStorage.getItem({json.dumps(ORDER_TOKEN_KEY)}) || '')"
+FORGET_ORDER_TOKEN_SCRIPT = f"window.sessionStorage.removeItem({json.dumps(ORDER_TOKEN_KEY)})"
+#: The query parameters Stripe adds to the return address of a method that left the page.
+INTENT_PARAM = "payment_intent"
+INTENT_SECRET_PARAM = "payment_intent_client_secret"
 NOT_FOUND_MESSAGE = "We couldn't find an order with that number and email."
 LOAD_FAILED = "We couldn't load your order right now. Please try again."
 LOOKUP_FAILED = "Something went wrong. Please try again."
-LINK_INVALID = (
-    "This order link is not valid. Find your order below with its number and the email you used at checkout."
-)
+LINK_INVALID = "This order link is not valid. Find your order below with its number and the email you used at checkout."
 
 
 class OrderLine(TypedDict):
@@ -47,6 +53,7 @@ class OrderLine(TypedDict):
     options: str
     quantity: int
     line_total: str
+    image_url: str
 
 
 class OrderCard(TypedDict):
@@ -63,11 +70,14 @@ class OrderCard(TypedDict):
     tracking_carrier: str
     tracking_number: str
     tracking_url: str
-    needs_attention: bool
-
-
-def _money(dollars: Any) -> str:
-    return format_usd(dollars_to_cents(dollars or 0))
+    #: The one customer status: its badge, colour and sentence (customer_status.py).
+    status_tone: str
+    status_text: str
+    refunded: str
+    #: Opened by its signed link and paid: the page thanks the shopper, with the email and address.
+    thank_you: bool
+    email: str
+    address: list[str]
 
 
 def _date(iso: str | None) -> str:
@@ -85,24 +95,36 @@ def _options(line: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def order_card(view: dict[str, Any]) -> OrderCard:
-    """The service's guest view formatted for the page."""
+def order_card(order: GuestOrder) -> OrderCard:
+    """The service's guest order formatted for the page (its amounts from the cents)."""
+    view, customer = order.view, order.customer
     return OrderCard(
         number=view["orderNumber"],
         placed=_date(view.get("createdAt")),
-        status=view["statusLabel"],
+        status=customer.label if customer else view["statusLabel"],
         payment=view["paymentStatusLabel"],
-        subtotal=_money(view["subtotal"]),
-        shipping=_money(view["shipping"]),
-        total=_money(view["total"]),
+        subtotal=format_usd(order.subtotal_cents),
+        shipping=format_usd(order.shipping_cents),
+        total=format_usd(order.total_cents),
         items=[
-            OrderLine(name=line["name"], options=_options(line), quantity=line["quantity"], line_total=_money(line["lineTotal"]))
-            for line in view["items"]
+            OrderLine(
+                name=line["name"],
+                options=_options(line),
+                quantity=line["quantity"],
+                line_total=format_usd(cents),
+                image_url=line.get("imageUrl") or "",
+            )
+            for line, cents in zip(view["items"], order.line_totals_cents, strict=True)
         ],
         tracking_carrier=(view.get("trackingCarrier") or "").upper(),
         tracking_number=view.get("trackingNumber") or "",
         tracking_url=view.get("trackingUrl") or "",
-        needs_attention=bool(view.get("needsAttention")),
+        status_tone=customer.tone if customer else "gray",
+        status_text=customer.sentence if customer else "",
+        refunded=format_usd(order.refunded_cents) if order.refunded_cents else "",
+        thank_you=bool(order.email) and order.paid and (customer is None or customer.going_ahead),
+        email=order.email,
+        address=list(order.address),
     )
 
 
@@ -142,22 +164,32 @@ def _read_remembered(value: str) -> tuple[str, str] | None:
     return number, token
 
 
-def _view_by_token(number: str, token: str) -> dict[str, Any]:
-    with db.session_scope() as session:
-        return order_lookup.order_view_by_token(session, number, token)
+def _view_by_token(number: str, token: str) -> GuestOrder:
+    with session_scope() as session:
+        return order_lookup.guest_order_by_token(session, number, token)
 
 
-def _view_by_link(number: str, key: str) -> dict[str, Any]:
-    with db.session_scope() as session:
-        return order_lookup.order_view_by_link(session, number, key, order_emails(get_settings()))
+def _view_by_link(number: str, key: str) -> GuestOrder:
+    with session_scope() as session:
+        return order_lookup.guest_order_by_link(session, number, key, services().emails)
 
 
-def _lookup(client: str, number: str, email: str) -> dict[str, Any]:
+def _returned(intent_id: str, client_secret: str) -> tuple[str, str, bool]:
+    """Apply a returning payment's intent: the order's number, its own page, and whether it is paid
+    or being processed."""
+    intents = services().intents
+    if intents is None:
+        raise NotFoundError(LINK_INVALID)
+    number, settled = intents.returned(intent_id, client_secret)
+    with session_scope() as session:
+        return number, services().emails.order_path(find_order(session, number)), settled
+
+
+def _lookup(client: str, number: str, email: str) -> GuestOrder:
     """Count the lookup against the client's address (shared with the API), then look it up."""
-    limiter = order_lookup.lookup_limiter(session_factory(db.get_engine()), get_settings().payment_requests_per_minute)
-    limiter.check(order_lookup.lookup_key(client))
-    with db.session_scope() as session:
-        return order_lookup.lookup_order(session, number, email)
+    services().lookup_limiter.check(order_lookup.lookup_key(client))
+    with session_scope() as session:
+        return order_lookup.lookup_guest_order(session, number, email)
 
 
 class OrderStatusState(rx.State):
@@ -187,12 +219,15 @@ class OrderStatusState(rx.State):
         else ask the browser for its last order, then show it."""
         query = self.router.url.query_parameters
         number, key = query.get(LINK_ORDER_PARAM, ""), query.get(LINK_KEY_PARAM, "")
+        intent_id = query.get(INTENT_PARAM, "")
+        if intent_id:
+            return OrderStatusState.returned_from_payment(intent_id, query.get(INTENT_SECRET_PARAM, ""))
         if number or key:
             return OrderStatusState.load_linked(number, key)
         self.link_error = ""
         return rx.call_script(READ_REMEMBERED_SCRIPT, callback=OrderStatusState.load_remembered)
 
-    async def _show(self, fetch: Callable[[], dict[str, Any]], what: str) -> bool:
+    async def _show(self, fetch: Callable[[], GuestOrder], what: str) -> bool:
         """Load an order with `fetch` (in a thread) and show it, unless a lookup sent meanwhile owns
         the page; False when no such order opens (the caller says why), True otherwise."""
         async with self:
@@ -226,6 +261,33 @@ class OrderStatusState(rx.State):
                 self.link_error = LINK_INVALID
 
     @rx.event(background=True)
+    async def returned_from_payment(self, intent_id: str, client_secret: str):
+        """A payment method that left the page came back: apply its payment, close the checkout as a
+        paid one does (the cart lets its lines go, the browser keeps the order), then open the
+        order's own page."""
+        async with self:
+            self.order, self.link_error, self.load_failed, self.loading = None, "", False, True
+        try:
+            number, path, settled = await asyncio.to_thread(_returned, str(intent_id), str(client_secret))
+        except NotFoundError:
+            async with self:
+                self.loading, self.link_error = False, LINK_INVALID
+            return
+        except Exception:
+            log.exception("applying a returning payment failed")
+            async with self:
+                self.loading, self.load_failed = False, True
+            return
+        if settled:
+            async with self:
+                cart_state = await self.get_state(CartState)
+                updated = cart_state._save(cart.store_lines(cart_state._lines()))
+            yield rx.call_script(f"{remember_order_script(number, KEPT_TOKEN)}; {FORGET_ORDER_TOKEN_SCRIPT}")
+            if updated is not None:
+                yield updated
+        yield rx.redirect(path)
+
+    @rx.event(background=True)
     async def load_remembered(self, remembered: str):
         """Show the order this browser placed last (as the page sent it), opened by its token."""
         remembered = remembered if isinstance(remembered, str) else ""
@@ -257,7 +319,7 @@ class OrderStatusState(rx.State):
             self.searching = True
             client = self.router.session.client_ip or "unknown"
         error = ""
-        view: dict[str, Any] | None = None
+        view: GuestOrder | None = None
         try:
             view = await asyncio.to_thread(_lookup, client, number, email)
         except NotFoundError:

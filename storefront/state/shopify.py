@@ -1,7 +1,7 @@
 """Store-catalogue states: the /shopify list (status banners, title search, collection filter,
 Load More) and the /shopify/product/{product_id} detail (variant, quantity).
 
-Both read the process's one store catalogue (`wiring.shared_store_catalogue`), whose methods are
+Both read the process's one store catalogue (`wiring.services().store_catalogue`), whose methods are
 async network calls for a real shop: they are awaited in background events outside the state lock.
 """
 
@@ -13,12 +13,11 @@ from typing import TypedDict
 
 import reflex as rx
 
-from storefront import db
-from storefront.config import get_settings
 from storefront.services.catalog.catalog import PLACEHOLDER_PICTURE
 from storefront.services.orders.store_lines import purchase_refusal
 from storefront.services.platform.errors import NotFoundError, TooManyRequestsError
-from storefront.services.platform.money import format_usd
+from storefront.services.shopify import throttle
+from storefront.services.shopify.cards import PRICE_UNAVAILABLE, STORE_PAGE_SIZE, store_price_label, to_store_card
 from storefront.services.shopify.catalogue import (
     COLLECTIONS_FAILED,
     PRODUCT_FAILED,
@@ -28,24 +27,20 @@ from storefront.services.shopify.catalogue import (
     STATUS_DEMO,
     StoreCatalogue,
     StorePage,
-    StoreProduct,
     StoreUnavailable,
 )
-from storefront.services.shopify import throttle
 from storefront.services.shopify.graphql import set_buyer_ip
 from storefront.services.shopify.health import StoreHealth
 from storefront.services.shopify.images import store_picture
 from storefront.services.shopify.sanitize import sanitize_html
 from storefront.state.admin.session import READ_TOKEN_SCRIPT, is_staff, token_hash_of
 from storefront.state.catalog import card_list, show_cards
-from storefront.wiring import session_factory, shared_store_catalogue, store_health
+from storefront.wiring import services
 
 log = logging.getLogger(__name__)
 
-STORE_PAGE_SIZE = 24
 ALL_COLLECTIONS = "all"
 ALL_COLLECTIONS_LABEL = "All Collections"
-PRICE_UNAVAILABLE = "Price unavailable"
 EMPTY_TEXT = "No products found. Try adjusting your filters."
 PRODUCTS_ERROR_TITLE = "Error Loading Products"
 COLLECTIONS_ERROR_TITLE = "Error Loading Collections"
@@ -60,18 +55,6 @@ NOT_FOUND_TITLE = PRODUCT_NOT_FOUND
 STORE_CARDS = card_list("store_cards")
 
 
-class StoreCard(TypedDict):
-    """What a store-catalogue card shows (no description, no variant list)."""
-
-    id: str
-    title: str
-    price: str
-    image: str
-    srcset: str
-    image_width: int
-    image_height: int
-
-
 class CollectionOption(TypedDict):
     id: str
     title: str
@@ -83,36 +66,28 @@ class VariantOption(TypedDict):
     price: str
 
 
-def store_price_label(price_cents: int | None) -> str:
-    return PRICE_UNAVAILABLE if price_cents is None else format_usd(price_cents)
+def shows_demo_banner(status: str) -> bool:
+    return status == STATUS_DEMO
 
 
-def to_store_card(product: StoreProduct) -> StoreCard:
-    shown = store_picture(product.image)
-    return StoreCard(
-        id=str(product.id),
-        title=product.title,
-        price=store_price_label(product.price_cents),
-        image=shown.src,
-        srcset=shown.srcset,
-        image_width=shown.width,
-        image_height=shown.height,
-    )
+def shows_config_banner(status: str) -> bool:
+    """Any known status other than 'connected' (the spec's configuration-required warning)."""
+    return status != "" and status != STATUS_CONNECTED
 
 
 def _count_store_request(client: str) -> None:
     """Count a store product load against the client's address (with the API's store requests)."""
-    throttle.store_limiter(session_factory(db.get_engine())).check(throttle.store_key(client))
+    services().store_limiter.check(throttle.store_key(client))
 
 
 def _catalogue(client_ip: str = "") -> StoreCatalogue:
     """The process's store catalogue; its requests in this task are made for the shopper at `client_ip`."""
     set_buyer_ip(client_ip)
-    return shared_store_catalogue(get_settings())
+    return services().store_catalogue
 
 
 def _health() -> StoreHealth:
-    return store_health(get_settings())
+    return services().store_health
 
 
 def _collection_id(value: str) -> int | None:
@@ -143,12 +118,11 @@ class StoreListState(rx.State):
 
     @rx.var
     def show_demo_banner(self) -> bool:
-        return self.status == STATUS_DEMO
+        return shows_demo_banner(self.status)
 
     @rx.var
     def show_config_banner(self) -> bool:
-        """Any known status other than 'connected' (the spec's configuration-required warning)."""
-        return self.status != "" and self.status != STATUS_CONNECTED
+        return shows_config_banner(self.status)
 
     def _take_page(self, page: StorePage, append: bool) -> rx.event.EventSpec:
         cards = [to_store_card(p) for p in page.products]
@@ -169,7 +143,7 @@ class StoreListState(rx.State):
             page = await _catalogue(self.router.session.client_ip).products(
                 query=query, collection_id=_collection_id(collection), limit=STORE_PAGE_SIZE
             )
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - _page_failed logs it and shows the toast
             async for event in self._page_failed(error, generation):
                 yield event
             return
@@ -192,7 +166,7 @@ class StoreListState(rx.State):
     async def _load_status(self):
         try:
             status = await _health().status()  # the store is asked at most once a minute
-        except Exception as error:  # status() should not raise; a failure is still a request error
+        except Exception as error:  # noqa: BLE001 - status() should not raise; a failure is still a request error
             log.warning("store status check failed: %s", error)
             async with self:
                 self.request_failed = True
@@ -225,7 +199,7 @@ class StoreListState(rx.State):
     async def load(self):
         """on_load: the status, the collections and the first page, side by side."""
         async with self:
-            self.count, self.request_failed, self.failed = 0, False, False  # skeletons, not old cards
+            self.count, self.request_failed, self.failed = 0, False, False
 
         async def drain(events) -> list:
             return [event async for event in events]
@@ -267,7 +241,7 @@ class StoreListState(rx.State):
             page = await _catalogue(self.router.session.client_ip).products(
                 query=query, collection_id=_collection_id(collection), cursor=cursor, limit=STORE_PAGE_SIZE
             )
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - _page_failed logs it and shows the toast
             async for event in self._page_failed(error, generation):
                 yield event
             return
@@ -365,7 +339,9 @@ class StoreProductState(rx.State):
             return
         description = await asyncio.to_thread(sanitize_html, product.body_html)
         shown = store_picture(product.image)
-        variants = [VariantOption(id=str(v.id), title=v.title, price=store_price_label(v.price_cents)) for v in product.variants]
+        variants = [
+            VariantOption(id=str(v.id), title=v.title, price=store_price_label(v.price_cents)) for v in product.variants
+        ]
         async with self:
             if str(getattr(self, "product_id", "") or "") != raw_id:
                 return  # the shopper moved on to another product

@@ -10,45 +10,39 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TypedDict
 
 import reflex as rx
 
-from storefront import db, wiring
-from storefront.config import get_settings
-from storefront.db import session_scope
-from storefront.services.platform.errors import ServiceError
 from storefront.services.media.images import MAX_IMAGE_BYTES
+from storefront.services.platform.errors import ServiceError
 from storefront.services.tryon import fitting, items, throttle
 from storefront.services.tryon.data_urls import decode_data_url, image_data_url
 from storefront.services.tryon.engine import ENGINE_FAILED, PERSON_FIELD, PHOTO_TOO_LARGE
+from storefront.services.tryon.items import ItemView
+from storefront.state.scrolling import scroll_into_view
+from storefront.web.page_texts import ITEM_PARAM
+from storefront.wiring import services, session_scope
 
 log = logging.getLogger(__name__)
 
 UPLOAD_ID = "tryon-photo"
 ROUTE = "/try-it-on"
-#: The query parameter naming the item to choose (`/try-it-on?item=<product id>`).
-ITEM_PARAM = "item"
+#: The element holding the photo, then the result: a phone's screen shows only part of the page,
+#: so a result that arrives off the screen is scrolled into view.
+PREVIEW_ID = "tryon-preview"
 ITEMS_FAILED = "The items could not be loaded. Please refresh the page."
 NOT_AN_IMAGE = "Choose an image file: a JPEG, PNG, GIF, WebP or HEIC photo."
 #: react-dropzone's code for a file over `max_size`.
 DROPZONE_TOO_LARGE = "file-too-large"
 
 
-class ItemView(TypedDict):
-    id: str
-    name: str
-    image_url: str
-
-
-def _item_views(first: str) -> list[ItemView]:
+def item_views(first: str) -> list[ItemView]:
     with session_scope() as session:
-        offered = items.available_items(session, first=first)
-    return [ItemView(id=i.id, name=i.name, image_url=i.image_url) for i in offered]
+        return items.item_views(session, first)
 
 
 def _garment(product_id: str) -> bytes:
-    settings = get_settings()
+    settings = services().settings
     with session_scope() as session:
         item = items.find_item(session, product_id)
     return items.garment_picture(item, settings.upload_dir, settings.media_dir)
@@ -57,19 +51,19 @@ def _garment(product_id: str) -> bytes:
 def _count(client: str) -> None:
     """Count a try-on against the client's address, with `POST /api/try-on`'s and the photo uploads'
     (counted by the upload gate); TooManyRequestsError (the API's own text) past the limit."""
-    throttle.tryon_limiter(wiring.session_factory(db.get_engine())).check(throttle.tryon_key(client))
+    services().tryon_limiter.check(throttle.tryon_key(client))
 
 
 def _spent(client: str) -> bool:
     """Whether the client's try-ons are used up for this minute, counting nothing (the upload
-    gate counts the photo upload itself, before its body is read: storefront/body_limit.py)."""
-    return throttle.spent(throttle.tryon_limiter(wiring.session_factory(db.get_engine())), client)
+    gate counts the photo upload itself, before its body is read: storefront/api/body_limit.py)."""
+    return throttle.spent(services().tryon_limiter, client)
 
 
 def _try_on(photo_url: str, product_id: str) -> str:
     """The kept photo (held once, as the data URL the page shows) wearing the product."""
     garment = _garment(product_id)  # a missing item is refused before the engine starts
-    engine = wiring.shared_tryon_engine(get_settings())
+    engine = services().tryon_engine
     return fitting.dress(engine, decode_data_url(photo_url, PERSON_FIELD), garment)
 
 
@@ -116,7 +110,7 @@ class TryOnState(rx.State):
             self.items_loading, self.items_failed = True, False
             wanted = self.router.url.query_parameters.get(ITEM_PARAM, "")
         try:
-            views = await asyncio.to_thread(_item_views, wanted)
+            views = await asyncio.to_thread(item_views, wanted)
         except Exception:
             log.exception("Failed to load the try-on items")
             async with self:
@@ -206,3 +200,6 @@ class TryOnState(rx.State):
             if result:
                 self.result_url = result
             self.error = error
+        if result:
+            return scroll_into_view(PREVIEW_ID, only_if_hidden=True)
+        return None

@@ -46,6 +46,8 @@ PUBLIC_ROUTES = {
     ("GET", "/api/shopify/collections"),
     # The try-on page is for anonymous shoppers; its API is limited per address instead.
     ("POST", "/api/try-on"),
+    # A mail program's one-click unsubscribe; only links signed for the address are applied.
+    ("POST", "/api/newsletter/unsubscribe"),
 }
 
 
@@ -144,7 +146,10 @@ def test_failed_logins_from_an_address_are_throttled_with_429(client: TestClient
     assert refused.status_code == 429
     assert refused.json()["message"] == "Too many failed sign-in attempts. Please wait a minute and try again."
     assert int(refused.headers["Retry-After"]) >= 1
-    assert _from(client, "10.9.9.9").post("/api/admin/login", json={"username": "owner", "password": PASSWORD}).status_code == 200
+    assert (
+        _from(client, "10.9.9.9").post("/api/admin/login", json={"username": "owner", "password": PASSWORD}).status_code
+        == 200
+    )
 
 
 def test_the_right_password_signs_in_after_20_wrong_ones_from_other_addresses(

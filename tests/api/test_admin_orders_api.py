@@ -21,8 +21,8 @@ from storefront.services.admin.admin_orders import CSV_HEADER, NO_ATTENTION, NOT
 from storefront.services.orders import order_lookup
 from storefront.services.payments.gateway import TestPaymentGateway
 from storefront.services.platform.errors import NotFoundError
-from tests.ordering import GOOD_CARD, order_payload, pick, seed_demo
 from tests.api.staff import as_owner, owner_headers
+from tests.ordering import GOOD_CARD, order_payload, pick, seed_demo
 
 REASON = "address_to.zip: The address to.zip is invalid."
 
@@ -72,8 +72,22 @@ def test_orders_answer_a_page_newest_first_with_the_total(client: TestClient, en
     assert [o["id"] for o in body["data"]] == numbers[::-1][:2]
     assert (body["total"], body["hasMore"]) == (3, True)
     first = body["data"][0]
-    assert {"customerName", "customerEmail", "subtotal", "shipping", "tax", "total", "status", "paymentStatus",
-            "printifyStatus", "printifyOrderId", "trackingNumber", "createdAt", "shippingAddress", "items"} <= set(first)
+    assert {
+        "customerName",
+        "customerEmail",
+        "subtotal",
+        "shipping",
+        "tax",
+        "total",
+        "status",
+        "paymentStatus",
+        "printifyStatus",
+        "printifyOrderId",
+        "trackingNumber",
+        "createdAt",
+        "shippingAddress",
+        "items",
+    } <= set(first)
     assert [i["quantity"] for i in first["items"]] == [3]
 
 
@@ -86,7 +100,12 @@ def test_the_next_cursor_opens_the_next_page(client: TestClient, engine: Engine,
 
 
 def test_an_empty_order_book_is_an_empty_page(client: TestClient, admin: dict) -> None:
-    assert client.get("/api/orders", headers=admin).json() == {"data": [], "total": 0, "nextCursor": None, "hasMore": False}
+    assert client.get("/api/orders", headers=admin).json() == {
+        "data": [],
+        "total": 0,
+        "nextCursor": None,
+        "hasMore": False,
+    }
 
 
 @pytest.mark.parametrize("params", [{"limit": 0}, {"limit": 101}, {"limit": "ten"}, {"cursor": "abc"}])
@@ -150,7 +169,7 @@ def test_an_order_paid_with_the_test_gateway_is_refunded_once_with_the_admins_na
     assert (order["paymentStatus"], order["status"], order["paymentProvider"]) == ("refunded", "cancelled", "test")
     history = order["history"]
     assert [(h["actor"], h["label"]) for h in history if h["action"] == "refunded"] == [("owner", "Refunded")]
-    assert [h["action"] for h in history] == ["refund_requested", "refunded", "unqueued"]
+    assert [h["action"] for h in history] == ["paid", "refund_requested", "refunded", "unqueued"]
     with Session(engine) as session:
         kept = session.exec(select(Order).where(Order.number == number)).one()
     assert kept.refund_id and kept.refund_id.startswith("re_test_")
@@ -169,7 +188,9 @@ def test_the_order_table_filters_paid_orders_and_checkouts_awaiting_payment(
 
 
 def test_cancelling_an_unpaid_order_keeps_it_from_being_paid(client: TestClient, engine: Engine, admin: dict) -> None:
-    created = client.post("/api/printify/orders", json=order_payload((pick(engine), 1)), headers={"Idempotency-Key": "c"})
+    created = client.post(
+        "/api/printify/orders", json=order_payload((pick(engine), 1)), headers={"Idempotency-Key": "c"}
+    )
     number, token = created.json()["order"]["id"], created.json()["accessToken"]
     cancelled = client.post(f"/api/orders/{number}/cancel", headers=admin)
     assert cancelled.status_code == 200 and cancelled.json()["order"]["status"] == "cancelled"

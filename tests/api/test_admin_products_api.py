@@ -14,12 +14,13 @@ from sqlmodel import Session
 from storefront.api.app import create_api
 from storefront.config import Settings
 from storefront.services.catalog import catalog
+from storefront.services.catalog.seed import seed_catalogue_if_empty
 from storefront.services.payments.gateway import TestPaymentGateway
 from storefront.services.printify.demo import DemoPrintProvider
 from storefront.services.printify.provider import validation_error
-from storefront.services.catalog.seed import seed_catalogue_if_empty
-from tests.ordering import order_payload, pick, seed_demo
 from tests.api.staff import as_owner, owner_headers
+from tests.designs import design_data_url
+from tests.ordering import order_payload, pick, seed_demo
 
 PRODUCTS = "/api/printify/shops/1/products"
 ADMIN_ROUTES = [
@@ -45,6 +46,7 @@ CREATE = {
     "blueprintId": 384,
     "printProviderId": 29,
     "shopId": 1,
+    "design": design_data_url(),
 }
 
 
@@ -196,9 +198,10 @@ def test_create_publish_and_the_category_page_shows_it(client: TestClient, admin
 
 def test_create_accepts_printify_field_names_and_a_price(client: TestClient, admin: dict[str, str]) -> None:
     body = {"title": "Plain Hoodie", "description": "A hoodie with nothing on it.", "blueprint_id": 388,
-            "print_provider_id": 1, "price": "45"}
+            "print_provider_id": 1, "price": "45", "design": design_data_url()}
     row = client.post(PRODUCTS, headers=admin, json=body).json()["data"]
-    assert {v["price"] for v in row["variants"]} == {4500}
+    prices = {v["size"]: v["price"] for v in row["variants"]}
+    assert prices["S"] == prices["XL"] == 4500 and prices["3XL"] > 4500  # the big sizes keep their extra cost
 
 
 def test_create_answers_the_spec_messages_for_a_bad_form(client: TestClient, admin: dict[str, str]) -> None:
@@ -253,7 +256,9 @@ def test_provider_shaped_update_with_tags_or_cent_prices(
     )
     assert priced.status_code == 200
     assert (priced.json()["data"]["title"], priced.json()["data"]["variants"][0]["price"]) == ("Renamed", 3333)
-    dollars = client.put(f"{PRODUCTS}/{product_id}", headers=admin, json={"variants": [{"id": variant_id, "price": 33.33}]})
+    dollars = client.put(
+        f"{PRODUCTS}/{product_id}", headers=admin, json={"variants": [{"id": variant_id, "price": 33.33}]}
+    )
     assert dollars.status_code == 422
 
 
@@ -272,14 +277,18 @@ def test_editor_save_over_http(client: TestClient, admin: dict[str, str], engine
 
 
 @pytest.mark.parametrize("price", [-1, "abc", None])
-def test_editor_save_refuses_an_invalid_price(client: TestClient, admin: dict[str, str], engine: Engine, price: Any) -> None:
+def test_editor_save_refuses_an_invalid_price(
+    client: TestClient, admin: dict[str, str], engine: Engine, price: Any
+) -> None:
     response = client.put(
         f"/api/products/{_shown_id(engine)}/update", headers=admin, json={"title": "T", "price": price, "shopId": 1}
     )
     assert (response.status_code, response.json()["error"]) == (422, "Invalid price value")
 
 
-def test_editor_save_finds_the_shop_of_a_cached_product(client: TestClient, admin: dict[str, str], engine: Engine) -> None:
+def test_editor_save_finds_the_shop_of_a_cached_product(
+    client: TestClient, admin: dict[str, str], engine: Engine
+) -> None:
     response = client.put(f"/api/products/{_shown_id(engine)}/update", headers=admin, json={"title": "T", "price": 30})
     assert response.status_code == 200
     missing = client.put(f"/api/products/{'0' * 24}/update", headers=admin, json={"title": "T", "price": 30})
@@ -291,9 +300,14 @@ def test_a_locked_product_answers_the_providers_reason(
 ) -> None:
     product_id = _shown_id(engine)
     provider.publish_product(1, product_id)
-    response = client.put(f"/api/products/{product_id}/update", headers=admin, json={"title": "T", "price": 30, "shopId": 1})
+    response = client.put(
+        f"/api/products/{product_id}/update", headers=admin, json={"title": "T", "price": 30, "shopId": 1}
+    )
     assert response.status_code == 502
-    assert (response.json()["error"], response.json()["details"]) == ("Failed to update product", "Product is disabled for editing")
+    assert (response.json()["error"], response.json()["details"]) == (
+        "Failed to update product",
+        "Product is disabled for editing",
+    )
 
 
 def test_category_change_moves_the_product_between_category_pages(
@@ -310,18 +324,24 @@ def test_category_change_moves_the_product_between_category_pages(
     assert (unknown.status_code, unknown.json()["error"]) == (422, "Unknown category")
 
 
-def test_hiding_removes_the_product_from_its_category_page(client: TestClient, admin: dict[str, str], engine: Engine) -> None:
+def test_hiding_removes_the_product_from_its_category_page(
+    client: TestClient, admin: dict[str, str], engine: Engine
+) -> None:
     product_id = _shown_id(engine, "hwdrn")
     hidden = client.put(f"/api/products/{product_id}/visibility", headers=admin, json={"isActive": False})
     assert hidden.status_code == 200 and hidden.json()["data"]["isActive"] is False
     assert product_id not in _category_ids(client, "hwdrn")
-    assert client.put(f"/api/products/{product_id}/visibility", headers=admin, json={"isActive": "no"}).status_code == 422
+    assert (
+        client.put(f"/api/products/{product_id}/visibility", headers=admin, json={"isActive": "no"}).status_code == 422
+    )
 
 
 def test_sync_price_sets_every_variant(client: TestClient, admin: dict[str, str], engine: Engine) -> None:
     product_id = _shown_id(engine)
     response = client.post(
-        f"/api/products/{product_id}/sync-price", headers=admin, json={"price": 30, "shopId": 1, "printifyProductId": product_id}
+        f"/api/products/{product_id}/sync-price",
+        headers=admin,
+        json={"price": 30, "shopId": 1, "printifyProductId": product_id},
     )
     assert response.status_code == 200
     prices = [v["price"] for v in response.json()["data"]["variants"]]
@@ -389,10 +409,14 @@ def test_a_price_below_cost_answers_409_naming_the_variants_until_confirmed(
         assert named and all(name in refused.json()["error"] for name in named)
         assert [v["price"] for v in provider.get_product(1, product_id)["variants"]] == before
     saved = client.post(
-        f"/api/products/{product_id}/sync-price", headers=admin, json={"price": "5.00", "shopId": 1, "confirmBelowCost": True}
+        f"/api/products/{product_id}/sync-price",
+        headers=admin,
+        json={"price": "5.00", "shopId": 1, "confirmBelowCost": True},
     )
     assert saved.status_code == 200
-    assert [v["price"] for v in provider.get_product(1, product_id)["variants"]] == [p - before[0] + 500 for p in before]
+    assert [v["price"] for v in provider.get_product(1, product_id)["variants"]] == [
+        p - before[0] + 500 for p in before
+    ]
 
 
 def test_an_archived_product_leaves_the_lists_and_its_orders_still_open(

@@ -31,13 +31,14 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections import Counter
 import secrets
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import schemathesis
+from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis.errors import Unsatisfiable
 from hypothesis.strategies import SearchStrategy
@@ -50,11 +51,10 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 from sqlalchemy.engine import Engine
-from fastapi.testclient import TestClient
 from sqlmodel import Session
 
 from storefront.api.app import BODY_CAPS, create_api
-from storefront.body_limit import BodyLimit
+from storefront.api.body_limit import BodyLimit
 from storefront.config import Settings
 from storefront.db import make_engine, migrate
 from storefront.models import AdminSession, utcnow
@@ -132,7 +132,9 @@ def server_logs(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureF
     unhandled = [
         record
         for record in caplog.records
-        if record.exc_info or getattr(record, "traceback_logged", False) or (record.levelno >= logging.ERROR and record.name.split(".")[0] in {n.split(".")[0] for n in LOGGERS})
+        if record.exc_info
+        or getattr(record, "traceback_logged", False)
+        or (record.levelno >= logging.ERROR and record.name.split(".")[0] in {n.split(".")[0] for n in LOGGERS})
     ]
     assert not unhandled, "\n".join(f"{r.name} {r.levelname}: {r.getMessage()}" for r in unhandled)
 
@@ -241,7 +243,12 @@ def records(api_schema: BaseOpenAPISchema, fuzz_engine: tuple[Engine, Path], adm
         event = client.post(
             "/api/events",
             headers={ADMIN_TOKEN_HEADER: admin_token},
-            json={"title": "Step Show", "description": "Stepping.", "location": "Albany", "startDate": "2030-04-05T19:00"},
+            json={
+                "title": "Step Show",
+                "description": "Stepping.",
+                "location": "Albany",
+                "startDate": "2030-04-05T19:00",
+            },
         )
         assert event.status_code == 201, event.text
     return {
@@ -332,7 +339,9 @@ def test_bodies_with_control_characters_or_over_the_cap_are_refused_cleanly(
             ("oversized", positive.map(lambda case, limit=cap.limit: _oversized(case, limit)), OVERSIZED_EXAMPLES, 413),
         ):
             try:
-                _fuzz(operation, None, fuzz_engine[0], admin_token, statuses, strategy, examples=examples, status=status)
+                _fuzz(
+                    operation, None, fuzz_engine[0], admin_token, statuses, strategy, examples=examples, status=status
+                )
             except (Exception, BaseExceptionGroup) as exc:  # noqa: BLE001 - every operation runs; all failures reported
                 failures.append(f"{label} [{kind}]: {exc}")
         print(f"{label}: {dict(sorted(statuses.items()))}")

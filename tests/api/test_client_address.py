@@ -9,8 +9,9 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 
-from storefront.api.app import REFRESHES_PER_MINUTE, create_api
+from storefront.api.app import create_api
 from storefront.config import Settings, SettingsError
+from storefront.container import REFRESHES_PER_MINUTE
 from storefront.services.printify.demo import DemoPrintProvider
 from tests.ordering import FakeClock
 

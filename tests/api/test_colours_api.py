@@ -55,7 +55,9 @@ def test_an_order_in_a_colour_sends_that_colours_variant(client: TestClient, eng
     response = client.post(ORDERS, json=payload, headers={"Idempotency-Key": "colour-1"})
     assert response.status_code == 201, response.text
     order = response.json()["order"]
-    assert [(i["size"], i["color"], i["variantId"]) for i in order["items"]] == [(chosen.size, colour, price.variant_id)]
+    assert [(i["size"], i["color"], i["variantId"]) for i in order["items"]] == [
+        (chosen.size, colour, price.variant_id)
+    ]
     assert _sent_variant_ids(engine, order["id"]) == [int(price.variant_id)]
 
 

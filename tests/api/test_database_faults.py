@@ -98,7 +98,12 @@ def test_an_order_whose_connection_is_lost_is_refused_whole_and_a_retry_saves_it
     number, token = retry.json()["order"]["id"], retry.json()["accessToken"]
     paid = client.post(
         f"{ORDERS}/{number}/process-payment",
-        json={"paymentId": "pay_1700000000000_abc123", "shopId": "store", "paymentMethod": "card", "cardData": GOOD_CARD},
+        json={
+            "paymentId": "pay_1700000000000_abc123",
+            "shopId": "store",
+            "paymentMethod": "card",
+            "cardData": GOOD_CARD,
+        },
         headers={"X-Order-Token": token},
     )
     assert paid.status_code == 200, paid.text
@@ -111,7 +116,12 @@ def test_a_payment_whose_connection_is_lost_while_it_is_claimed_is_refused_and_t
     placed = client.post(ORDERS, json=order_payload((tee, 1)), headers={"Idempotency-Key": "lost-connection-2"})
     assert placed.status_code == 201, placed.text
     number, token = placed.json()["order"]["id"], placed.json()["accessToken"]
-    payment = {"paymentId": "pay_1700000000001_abc123", "shopId": "store", "paymentMethod": "card", "cardData": GOOD_CARD}
+    payment = {
+        "paymentId": "pay_1700000000001_abc123",
+        "shopId": "store",
+        "paymentMethod": "card",
+        "cardData": GOOD_CARD,
+    }
     cutter.statement_start = "INSERT INTO payment_attempt"
     cutter.armed = True
     lost = client.post(f"{ORDERS}/{number}/process-payment", json=payment, headers={"X-Order-Token": token})

@@ -166,7 +166,9 @@ def test_an_end_before_the_start_is_refused_and_nothing_saved(
 
 
 def test_missing_fields_are_named_one_by_one(client: TestClient, admin: dict[str, str], engine: Engine) -> None:
-    response = client.post(EVENTS, json=form(title=" ", location="", links=[{"title": "x", "url": "javascript:1"}]), headers=admin)
+    response = client.post(
+        EVENTS, json=form(title=" ", location="", links=[{"title": "x", "url": "javascript:1"}]), headers=admin
+    )
     assert response.status_code == 422
     assert response.json() == {
         "error": INVALID_EVENT,
@@ -176,7 +178,9 @@ def test_missing_fields_are_named_one_by_one(client: TestClient, admin: dict[str
 
 
 @pytest.mark.parametrize("body", [None, [], "an event", 42])
-def test_a_body_that_is_not_an_object_is_refused(client: TestClient, admin: dict[str, str], engine: Engine, body: Any) -> None:
+def test_a_body_that_is_not_an_object_is_refused(
+    client: TestClient, admin: dict[str, str], engine: Engine, body: Any
+) -> None:
     response = client.post(EVENTS, json=body, headers=admin)
     assert response.status_code == 422
     assert _count(engine) == 0
@@ -280,7 +284,10 @@ def test_featured_filters_the_public_list(client: TestClient, admin: dict[str, s
     assert _titles(client.get(EVENTS, params={"featured": "true"})) == ["Star"]
     assert _titles(client.get(EVENTS, params={"featured": "false"})) == ["Plain"]
     assert _titles(client.get(EVENTS)) == ["Plain", "Star"]
-    assert _titles(client.get("/api/events/admin/all", params={"featured": "true"}, headers=admin)) == ["Hidden star", "Star"]
+    assert _titles(client.get("/api/events/admin/all", params={"featured": "true"}, headers=admin)) == [
+        "Hidden star",
+        "Star",
+    ]
 
 
 def test_the_public_list_is_paged(client: TestClient, admin: dict[str, str]) -> None:
@@ -292,7 +299,9 @@ def test_the_public_list_is_paged(client: TestClient, admin: dict[str, str]) -> 
     assert _titles(client.get(EVENTS, params={"offset": 4})) == ["Day 5"]
 
 
-@pytest.mark.parametrize("params", [{"limit": 0}, {"limit": 101}, {"offset": -1}, {"featured": "perhaps"}, {"limit": "x"}])
+@pytest.mark.parametrize(
+    "params", [{"limit": 0}, {"limit": 101}, {"offset": -1}, {"featured": "perhaps"}, {"limit": "x"}]
+)
 def test_bad_list_parameters_are_refused(client: TestClient, params: dict[str, Any]) -> None:
     response = client.get(EVENTS, params=params)
     assert response.status_code == 422

@@ -11,8 +11,9 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from storefront.api.app import TOO_MANY_PAYMENT_REQUESTS, create_api
+from storefront.api.app import create_api
 from storefront.config import Settings
+from storefront.container import TOO_MANY_PAYMENT_REQUESTS
 from storefront.models import Order, OrderItem
 from storefront.services.orders.order_payment import TOO_MANY_DECLINES
 from storefront.services.payments.gateway import TestPaymentGateway
@@ -50,7 +51,9 @@ def _place(client: TestClient, tee: Pick, key: str = "checkout-1", **overrides) 
 
 
 def _pay(client: TestClient, number: str, token: str | None, card: dict | None, payment_id: str = "pay_1"):  # type: ignore[no-untyped-def]
-    body = {} if card is None else {"paymentId": payment_id, "shopId": "store", "paymentMethod": "card", "cardData": card}
+    body = (
+        {} if card is None else {"paymentId": payment_id, "shopId": "store", "paymentMethod": "card", "cardData": card}
+    )
     headers = {"X-Order-Token": token} if token is not None else {}
     return client.post(f"{ORDERS}/{number}/process-payment", json=body, headers=headers)
 
@@ -67,7 +70,9 @@ def _assert_nothing_personal(body: str) -> None:
 
 
 @pytest.mark.parametrize("token", [None, "", "wrong-token", "x" * 500])
-def test_paying_without_the_token_answers_like_an_unknown_order(client: TestClient, tee: Pick, token: str | None) -> None:
+def test_paying_without_the_token_answers_like_an_unknown_order(
+    client: TestClient, tee: Pick, token: str | None
+) -> None:
     number, _ = _paid_order(client, tee)
     response = _pay(client, number, token, None)
     assert response.status_code == 404
@@ -76,7 +81,9 @@ def test_paying_without_the_token_answers_like_an_unknown_order(client: TestClie
 
 
 @pytest.mark.parametrize("token", [None, "wrong-token"])
-def test_the_status_without_the_token_answers_like_an_unknown_order(client: TestClient, tee: Pick, token: str | None) -> None:
+def test_the_status_without_the_token_answers_like_an_unknown_order(
+    client: TestClient, tee: Pick, token: str | None
+) -> None:
     number, _ = _paid_order(client, tee)
     headers = {"X-Order-Token": token} if token else {}
     response = client.get(f"/api/orders/{number}/status", headers=headers)
@@ -162,7 +169,9 @@ def test_declines_per_order_are_limited(client: TestClient, tee: Pick) -> None:
     refused = _pay(client, number, token, GOOD_CARD, "pay_good")
     assert refused.status_code == 429
     assert refused.json()["error"] == TOO_MANY_DECLINES
-    assert client.get(f"/api/orders/{number}/status", headers={"X-Order-Token": token}).json()["paymentStatus"] == "failed"
+    assert (
+        client.get(f"/api/orders/{number}/status", headers={"X-Order-Token": token}).json()["paymentStatus"] == "failed"
+    )
 
 
 def test_payment_requests_per_address_are_limited_across_workers(

@@ -35,7 +35,9 @@ def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
 def client(engine: Engine, tmp_path: Path, settings: Settings) -> TestClient:
     provider = seed_demo(engine, tmp_path)
     # A pinned clock: the throttle counts per minute, and a real minute may turn mid-test.
-    return TestClient(create_api(settings, engine=engine, gateway=TestPaymentGateway(), provider=provider, clock=FakeClock()))
+    return TestClient(
+        create_api(settings, engine=engine, gateway=TestPaymentGateway(), provider=provider, clock=FakeClock())
+    )
 
 
 @pytest.fixture
@@ -68,7 +70,11 @@ def test_a_wrong_email_and_a_wrong_number_answer_the_same_404(client: TestClient
     number, _ = _paid_order(client, tee)
     wrong_email = client.post(LOOKUP, json={"number": number, "email": "grace@example.com"})
     wrong_number = client.post(LOOKUP, json={"number": "SF-999999", "email": EMAIL})
-    assert (wrong_email.status_code, wrong_email.json()) == (wrong_number.status_code, wrong_number.json()) == (404, NOT_FOUND)
+    assert (
+        (wrong_email.status_code, wrong_email.json())
+        == (wrong_number.status_code, wrong_number.json())
+        == (404, NOT_FOUND)
+    )
 
 
 @pytest.mark.parametrize(
@@ -116,7 +122,10 @@ def test_lookups_are_limited_per_address_apart_from_payments(
     provider = seed_demo(engine, tmp_path)
     clock = FakeClock()  # one minute for the whole test, however long it takes
     # Two apps on one database stand for two workers: the count is shared, not per process.
-    apps = [create_api(limited, engine=engine, gateway=TestPaymentGateway(), provider=provider, clock=clock) for _ in range(2)]
+    apps = [
+        create_api(limited, engine=engine, gateway=TestPaymentGateway(), provider=provider, clock=clock)
+        for _ in range(2)
+    ]
     guesser = [TestClient(app, client=("203.0.113.7", 50000)) for app in apps]
     neighbour = TestClient(apps[0], client=("203.0.113.8", 50000))
     guess = {"number": "SF-000001", "email": "someone@example.com"}
@@ -144,7 +153,9 @@ def test_payments_used_up_do_not_block_lookups(
 ) -> None:
     monkeypatch.setenv("PAYMENT_REQUESTS_PER_MINUTE", str(LIMIT))
     provider = seed_demo(engine, tmp_path)
-    client = TestClient(create_api(Settings(), engine=engine, gateway=TestPaymentGateway(), provider=provider, clock=FakeClock()))
+    client = TestClient(
+        create_api(Settings(), engine=engine, gateway=TestPaymentGateway(), provider=provider, clock=FakeClock())
+    )
     for _ in range(LIMIT + 1):
         client.post("/api/payments/validate-card", json={"cardData": GOOD_CARD})
     assert client.post("/api/payments/validate-card", json={"cardData": GOOD_CARD}).status_code == 429

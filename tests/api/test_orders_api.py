@@ -90,7 +90,9 @@ def test_replaying_an_order_request_neither_revokes_its_token_nor_hands_out_anot
         assert "items" not in replay.json()["order"]
     assert _status(client, number, token).status_code == 200
     # The holder of the token gets the order again, with the same token.
-    own = client.post(ORDERS, json=order_payload((tee, 1)), headers={"Idempotency-Key": "checkout-1", "X-Order-Token": token})
+    own = client.post(
+        ORDERS, json=order_payload((tee, 1)), headers={"Idempotency-Key": "checkout-1", "X-Order-Token": token}
+    )
     assert (own.status_code, own.json()["order"]["id"], own.json()["accessToken"]) == (201, number, token)
     assert _pay(client, number, token, GOOD_CARD).status_code == 200
     assert _orders(engine) == 1
@@ -138,7 +140,9 @@ def test_one_minute_limits_leave_the_hourly_order_limit_whole(
         answers.append(client.post(ORDERS, json=order_payload((tee, 1)), headers={"Idempotency-Key": f"order-{n}"}))
         clock.advance(61)
         # A one-minute limit counts this address in a new minute's window (an order lookup).
-        assert client.post("/api/orders/lookup", json={"number": "SF-000999", "email": "a@example.com"}).status_code == 404
+        assert (
+            client.post("/api/orders/lookup", json={"number": "SF-000999", "email": "a@example.com"}).status_code == 404
+        )
     assert [a.status_code for a in answers] == [201] * 10 + [429]
     assert answers[-1].json()["error"] == TOO_MANY_ORDERS
     assert _orders(engine) == 10
@@ -174,6 +178,31 @@ def test_missing_fields_are_reported_per_field(client: TestClient, tee: Pick) ->
     }
 
 
+def test_an_order_to_a_country_not_shipped_to_is_refused(client: TestClient, engine: Engine, tee: Pick) -> None:
+    payload = order_payload((tee, 1))
+    payload["shippingAddress"].update(city="Toronto", state_code="ON", zip="M5V 2T6", country_code="CA")
+    response = client.post(ORDERS, json=payload)
+    assert response.status_code == 422
+    assert response.json()["error"] == "We only ship to the United States for now."
+    assert response.json()["details"] == {"shippingAddress.country_code": "We only ship to the United States for now."}
+    assert _orders(engine) == 0
+
+
+def test_ship_to_countries_open_the_checkout_to_more_countries(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("SHIP_TO_COUNTRIES", "us, ca")
+    provider = seed_demo(engine, tmp_path)
+    client = TestClient(create_api(Settings(), engine=engine, gateway=TestPaymentGateway(), provider=provider))
+    payload = order_payload((pick(engine), 1))
+    payload["shippingAddress"].update(city="Toronto", state_code="ON", zip="M5V 2T6", country_code="ca")
+    assert client.post(ORDERS, json=payload).status_code == 201
+    payload["shippingAddress"]["country_code"] = "GB"
+    refused = client.post(ORDERS, json=payload)
+    assert refused.json()["error"] == "We only ship to the United States and Canada for now."
+
+
 def test_an_empty_cart_is_refused(client: TestClient, tee: Pick) -> None:
     response = client.post(ORDERS, json=order_payload(items=[], subtotal=0))
     assert response.status_code == 422
@@ -192,7 +221,11 @@ def test_paying_with_a_good_card_marks_the_order_paid(client: TestClient, engine
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["success"] is True
-    assert (body["order"]["id"], body["order"]["paymentStatus"], body["order"]["status"]) == (number, "paid", "processing")
+    assert (body["order"]["id"], body["order"]["paymentStatus"], body["order"]["status"]) == (
+        number,
+        "paid",
+        "processing",
+    )
     with Session(engine) as session:
         assert session.exec(select(Order)).one().card_last4 == "4242"
         assert session.exec(select(func.count()).select_from(OutboxJob)).one() == 1
@@ -245,6 +278,10 @@ def test_order_status_shows_payment_and_fulfilment(client: TestClient, tee: Pick
         "id": number,
         "status": "pending",
         "paymentStatus": "pending",
+        "customerStatus": "awaiting_payment",
+        "customerStatusLabel": "Awaiting payment",
+        "customerStatusText": "We have not received the payment for this order yet.",
+        "amountRefunded": 0.0,
         "printifyStatus": None,
         "printifyOrderId": None,
         "trackingNumber": None,
@@ -262,9 +299,15 @@ def test_the_status_answer_carries_no_staff_field(client: TestClient, engine: En
     with Session(engine) as session:
         session.execute(update(Order).where(col(Order.number) == number).values(attention_reason=reason))
         session.commit()
-    admin = {"x-admin-token": client.post("/api/admin/login", json={"username": "admin", "password": "admin123"}).json()["token"]}
+    admin = {
+        "x-admin-token": client.post("/api/admin/login", json={"username": "admin", "password": "admin123"}).json()[
+            "token"
+        ]
+    }
     for headers in ({"X-Order-Token": token}, admin):
         answer = client.get(f"/api/orders/{number}/status", headers=headers)
         assert answer.status_code == 200
-        assert answer.json()["needsAttention"] is True
+        # Staff's alarm never reaches the customer: the order awaits its payment, as far as they know.
+        assert answer.json()["needsAttention"] is False
+        assert answer.json()["customerStatus"] == "awaiting_payment"
         assert "attentionReason" not in answer.json() and "refund" not in answer.text

@@ -6,8 +6,9 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 
-from storefront.api.app import REFRESHES_PER_MINUTE, TOO_MANY_REFRESHES, create_api
+from storefront.api.app import create_api
 from storefront.config import Settings
+from storefront.container import REFRESHES_PER_MINUTE, TOO_MANY_REFRESHES
 from storefront.services.printify.demo import DemoPrintProvider
 from storefront.services.printify.errors import ProviderUnavailable
 from tests.ordering import FakeClock

@@ -4,7 +4,7 @@ archive is in (or out of) the very next sitemap; every address absolute under PU
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -13,14 +13,15 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from storefront.api.app import create_api
-from storefront.collections import COLLECTIONS
 from storefront.config import Settings
 from storefront.services.catalog import catalog
+from storefront.services.collections import COLLECTIONS
 from storefront.services.events import events
 from storefront.services.payments.gateway import TestPaymentGateway
 from storefront.services.printify.demo import DemoPrintProvider
-from tests.ordering import seed_demo
 from tests.api.staff import as_owner, owner_headers
+from tests.designs import design_data_url
+from tests.ordering import seed_demo
 
 PUBLIC_URL = "https://shop.example"
 PRODUCTS = "/api/printify/shops/1/products"
@@ -31,6 +32,7 @@ CREATE = {
     "blueprintId": 384,
     "printProviderId": 29,
     "shopId": 1,
+    "design": design_data_url(),
 }
 
 
@@ -71,7 +73,8 @@ def _shown_ids(engine: Engine) -> list[str]:
 
 def test_the_sitemap_lists_every_public_page_collection_and_visible_product(client: TestClient, engine: Engine) -> None:
     addresses = _sitemap(client)
-    for path in ("/", "/products", "/new-arrivals", "/collections", "/tours-and-events", "/shopify", "/try-it-on"):
+    for path in ("/", "/products", "/new-arrivals", "/collections", "/tours-and-events", "/shopify", "/try-it-on",
+                 "/policies/privacy", "/policies/terms", "/policies/refunds", "/policies/shipping", "/contact"):
         assert PUBLIC_URL + path in addresses
     for collection in COLLECTIONS:
         assert PUBLIC_URL + collection.route in addresses
@@ -123,7 +126,12 @@ def test_a_hidden_and_an_archived_product_leave_the_sitemap(
 
 
 def test_active_events_are_in_the_sitemap_with_their_last_change(client: TestClient, engine: Engine) -> None:
-    form = {"title": "Yard Show", "description": "Step show.", "location": "Atlanta, GA", "startDate": "2031-04-01T18:00"}
+    form = {
+        "title": "Yard Show",
+        "description": "Step show.",
+        "location": "Atlanta, GA",
+        "startDate": "2031-04-01T18:00",
+    }
     with Session(engine) as session:
         shown = events.create_event(session, form)
         hidden = events.create_event(session, {**form, "title": "Cancelled", "isActive": False})
@@ -131,7 +139,7 @@ def test_active_events_are_in_the_sitemap_with_their_last_change(client: TestCli
     addresses = _sitemap(client)
     lastmod = datetime.fromisoformat(addresses[f"{PUBLIC_URL}/tours-and-events?event={shown.id}"] or "")
     expected = shown.updated_at.replace(microsecond=0)
-    assert lastmod == (expected if expected.tzinfo else expected.replace(tzinfo=timezone.utc))
+    assert lastmod == (expected if expected.tzinfo else expected.replace(tzinfo=UTC))
     assert f"{PUBLIC_URL}/tours-and-events?event={hidden.id}" not in addresses
 
 
@@ -149,6 +157,7 @@ def test_robots_keeps_the_back_office_and_the_api_out_and_names_the_sitemap(clie
 def test_reflex_s_own_sitemap_stays_off() -> None:
     """Reflex's plugin would write a static sitemap.xml of routes only (no products, no events)."""
     import reflex as rx
+
     import rxconfig
 
     assert rx.plugins.SitemapPlugin in rxconfig.config.disable_plugins

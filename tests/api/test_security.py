@@ -24,8 +24,7 @@ import pytest
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 from PIL import Image
-from sqlalchemy import inspect as sa_inspect
-from sqlalchemy import select as sa_select
+from sqlalchemy import inspect as sa_inspect, select as sa_select
 from sqlalchemy.engine import Engine
 
 import storefront
@@ -35,9 +34,9 @@ from storefront.api.app import create_api
 from storefront.config import Settings
 from storefront.services.admin.auth import SESSION_LIFETIME
 from storefront.services.payments.gateway import DECLINED, INSUFFICIENT_FUNDS, TestPaymentGateway
+from tests.api.staff import PASSWORD, as_owner, owner_headers
 from tests.fakes.shopify_server import FakeShopifyServer
 from tests.ordering import FakeClock, order_payload, pick, seed_demo
-from tests.api.staff import PASSWORD, as_owner, owner_headers
 
 API_DIR = Path(storefront.__file__).parent / "api"
 SOURCE_DIR = Path(storefront.__file__).parent
@@ -98,7 +97,11 @@ def api_routes(app: Any) -> list[tuple[str, APIRoute]]:
                 found.append((route.path, route))
             elif hasattr(route, "effective_route_contexts"):
                 for context in route.effective_route_contexts():
-                    inner = context.starlette_route if isinstance(context.starlette_route, APIRoute) else context.original_route
+                    inner = (
+                        context.starlette_route
+                        if isinstance(context.starlette_route, APIRoute)
+                        else context.original_route
+                    )
                     if isinstance(inner, APIRoute):
                         found.append((context.path or inner.path, inner))
                     elif hasattr(inner, "routes"):
@@ -175,8 +178,14 @@ def test_every_admin_route_refuses_an_anonymous_call(client: TestClient) -> None
 def test_the_sign_in_route_opens_nothing_without_the_password(client: TestClient) -> None:
     """/api/admin/login is the one /admin route a stranger may call: it answers no token without
     the right password, and never a server error."""
-    for body in ({}, {"username": "owner"}, {"username": "owner", "password": "wrong"}, {"username": "", "password": ""},
-                 {"username": {"$ne": None}, "password": {"$ne": None}}, {"username": "owner", "password": [PASSWORD]}):
+    for body in (
+        {},
+        {"username": "owner"},
+        {"username": "owner", "password": "wrong"},
+        {"username": "", "password": ""},
+        {"username": {"$ne": None}, "password": {"$ne": None}},
+        {"username": "owner", "password": [PASSWORD]},
+    ):
         response = client.post(LOGIN, json=body)
         assert response.status_code in (401, 422), (body, response.status_code, response.text)
         assert "token" not in response.json()
@@ -346,7 +355,9 @@ def test_no_card_number_or_cvv_is_stored_or_logged(
     # A body FastAPI cannot parse, holding the card number.
     broken = client.post(
         f"{ORDERS}/{second}/process-payment",
-        content=('{"cardData": {"cardNumber": "%s", "cvv": "%s", "expiryDate": "%s"' % (APPROVED_NUMBER, CVV, EXPIRY)).encode(),
+        content=(
+            f'{{"cardData": {{"cardNumber": "{APPROVED_NUMBER}", "cvv": "{CVV}", "expiryDate": "{EXPIRY}"'
+        ).encode(),
         headers={**second_token, "Content-Type": "application/json"},
     )
     answers.append(broken.text)
@@ -371,7 +382,9 @@ def test_the_scan_would_find_a_stored_card(engine: Engine) -> None:
 
     with engine.begin() as connection:
         connection.execute(text("CREATE TABLE leak_probe (note VARCHAR(200))"))
-        connection.execute(text("INSERT INTO leak_probe (note) VALUES (:v)"), {"v": f"card 4716-2953-0871-6482 {EXPIRY} cvv {CVV}"})
+        connection.execute(
+            text("INSERT INTO leak_probe (note) VALUES (:v)"), {"v": f"card 4716-2953-0871-6482 {EXPIRY} cvv {CVV}"}
+        )
     try:
         found = _leaks(_database_text(engine), [APPROVED_NUMBER])
         assert "4716-2953-0871-6482" in found and f"stripped:{_digits(APPROVED_NUMBER)}" in found
@@ -385,7 +398,11 @@ def test_the_checkout_state_holds_no_card_field() -> None:
     """Reflex state is serialised (to Redis with REDIS_URL): no var of the checkout may hold card data."""
     from storefront.state.checkout import CheckoutState
 
-    names = set(CheckoutState.get_fields()) | set(CheckoutState.base_vars) | set(getattr(CheckoutState, "_backend_vars", None) or {})
+    names = (
+        set(CheckoutState.get_fields())
+        | set(CheckoutState.base_vars)
+        | set(getattr(CheckoutState, "_backend_vars", None) or {})
+    )
     assert {"field_errors", "_payload"} <= names  # the state's fields, backend ones included, were read
     assert [n for n in names if re.search(r"card|cvv|cvc|expir|pan\b", n, re.IGNORECASE)] == []
 
@@ -450,7 +467,7 @@ def _raw_html_sites() -> list[str]:
     """Every place in the app's source that renders raw HTML."""
     sites = []
     for path in sorted(SOURCE_DIR.rglob("*.py")):
-        for number, line in enumerate(path.read_text().splitlines(), 1):
+        for line in path.read_text().splitlines():
             if re.search(r"rx\.html\(|dangerously|innerHTML|\.html\(|Html\(", line):
                 sites.append(f"{path.relative_to(SOURCE_DIR).as_posix()}:{line.strip()}")
     return sites
@@ -460,12 +477,32 @@ def test_raw_html_is_rendered_only_from_the_sanitised_store_description() -> Non
     sites = _raw_html_sites()
     # One line of one page, holding one raw-HTML call: of the sanitised description; and the first
     # view's element, whose raw HTML in React is the empty string (the server writes escaped markup
-    # into it: storefront/first_view.py, tests/unit/test_first_view.py).
-    calls = [(site.split(":", 1)[0], re.findall(r"rx\.html\([^)]*\)|dangerously|innerHTML|Html\(", site)) for site in sites]
+    # into it: storefront/web/first_view.py, tests/unit/web/test_first_view.py).
+    calls = [
+        (site.split(":", 1)[0], re.findall(r"rx\.html\([^)]*\)|dangerously|innerHTML|Html\(", site)) for site in sites
+    ]
     assert calls == [
+        ("components/admin/product_editor_tab.py", ['rx.html(row["description_preview"].to(str)']),
+        ("components/admin/store_pages_card.py", ["rx.html(S.preview_html)"]),
         ("components/product_card.py", ['rx.html("", **props)']),
         ("pages/shopify.py", ["rx.html(S.description_html)"]),
+        ("pages/store_pages.py", ['rx.html(StorePageState.html, data_testid="store-page-text")']),
     ]
+    # The editor's description preview, a store page and its preview: each only from the sanitiser's output.
+    editor = (SOURCE_DIR / "state" / "admin" / "editor.py").read_text()
+    assert set(re.findall(r"description_preview\s*=\s*([\w.]+)", editor)) == {"descriptions.description_html"}
+    assert set(re.findall(r'"description_preview":\s*([\w.]+)', editor)) == {"descriptions.description_html"}
+    pages_admin = (SOURCE_DIR / "state" / "admin" / "store_pages.py").read_text()
+    assert re.findall(r"self\.preview_html\s*=\s*await asyncio\.to_thread\((\w+)", pages_admin) == [
+        "_preview",
+        "_preview",
+    ]
+    assert "return store_pages.render_markdown(" in pages_admin
+    pages_state = (SOURCE_DIR / "state" / "store_pages.py").read_text()
+    assert re.findall(r"self\.html, self\.route = (\w+)", pages_state) == ["html"]
+    assert "html = await asyncio.to_thread(store_page_html, route)" in pages_state
+    assert "return sanitize_html(" in (SOURCE_DIR / "services" / "content" / "store_pages.py").read_text()
+    assert "return sanitize_html(" in (SOURCE_DIR / "services" / "admin" / "descriptions.py").read_text()
     state = (SOURCE_DIR / "state" / "shopify.py").read_text()
     # The var shown as HTML is only ever set from the sanitiser's output.
     assignments = re.findall(r"self\.description_html\s*=\s*(\w+)", state)
@@ -553,7 +590,10 @@ def _gif_with_html_comment() -> bytes:
     return out.getvalue()
 
 
-SVG = b'<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script></svg>'
+SVG = (
+    b'<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">'
+    b"<script>alert(1)</script></svg>"
+)
 HTML = b"<!doctype html><html><body><script>alert(document.cookie)</script></body></html>"
 GIF_HEADER_THEN_HTML = b"GIF89a/*<html><script>alert(1)</script></html>*/=1;"
 

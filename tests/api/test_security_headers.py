@@ -43,9 +43,15 @@ PRODUCTION = {
     "STORE_ENV": "production", "PRINTIFY_API_TOKEN": "token", "ADMIN_PASSWORD": "a long secret",
     "PRINTIFY_WEBHOOK_SECRET": "whsec", "STRIPE_SECRET_KEY": "sk_live_abc", "STRIPE_PUBLISHABLE_KEY": "pk_live_abc",
     "STRIPE_WEBHOOK_SECRET": "whsec_abc", "ALLOWED_ORIGINS": "https://shop.example",
-    "SECRET_KEY": "a long random secret, long enough to sign links",
+    "SECRET_KEY": "a long random secret, long enough to sign links", "MAIL_FROM": "Shop <shop@shop.example>",
 }
-STRIPE_NAMES = ("STRIPE_SECRET_KEY", "STRIPE_PUBLISHABLE_KEY", "STRIPE_WEBHOOK_SECRET", "STRIPE_API_BASE", "STRIPE_JS_URL")
+STRIPE_NAMES = (
+    "STRIPE_SECRET_KEY",
+    "STRIPE_PUBLISHABLE_KEY",
+    "STRIPE_WEBHOOK_SECRET",
+    "STRIPE_API_BASE",
+    "STRIPE_JS_URL",
+)
 
 
 def sha256(text: str) -> str:
@@ -85,7 +91,9 @@ def every_kind_of_answer(client: TestClient, docs: int = 200) -> dict[str, objec
     return answers
 
 
-def test_every_answer_refuses_framing_sniffing_and_full_referrers(engine: Engine, environment: pytest.MonkeyPatch) -> None:
+def test_every_answer_refuses_framing_sniffing_and_full_referrers(
+    engine: Engine, environment: pytest.MonkeyPatch
+) -> None:
     answers = every_kind_of_answer(api_client(engine))
     for name, answer in answers.items():
         headers = answer.headers  # type: ignore[attr-defined]
@@ -150,7 +158,9 @@ def built(tmp_path: Path) -> Path:
 
 
 def served(static: Path, policy: PagePolicy | None = None) -> TestClient:
-    app = Starlette(routes=[Mount("/", PrecompressedStaticFiles(directory=static, html=True, encodings=["brotli", "gzip"]))])
+    app = Starlette(
+        routes=[Mount("/", PrecompressedStaticFiles(directory=static, html=True, encodings=["brotli", "gzip"]))]
+    )
     return TestClient(SecurityHeaders(app, policy))
 
 

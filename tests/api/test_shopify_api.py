@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -13,9 +13,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 
 from storefront.api.app import create_api
-from storefront.services.shopify import throttle as store_throttle
-from storefront.services.shopify.throttle import STORE_REQUESTS_PER_MINUTE, TOO_MANY_STORE_REQUESTS
 from storefront.config import Settings
+from storefront.services.shopify import throttle as store_throttle
 from storefront.services.shopify.catalogue import (
     COLLECTIONS_FAILED,
     INVALID_CURSOR,
@@ -30,6 +29,7 @@ from storefront.services.shopify.catalogue import (
 from storefront.services.shopify.client import ShopifyCatalogue
 from storefront.services.shopify.demo import DemoStoreCatalogue
 from storefront.services.shopify.health import STATUS_TTL, StoreHealth
+from storefront.services.shopify.throttle import STORE_REQUESTS_PER_MINUTE, TOO_MANY_STORE_REQUESTS
 from tests.fakes.shopify_server import FakeShopifyServer
 
 
@@ -224,7 +224,7 @@ class Clock:
         return self.now
 
 
-PINNED = datetime(2024, 6, 1, 12, 0, 5, tzinfo=timezone.utc)
+PINNED = datetime(2024, 6, 1, 12, 0, 5, tzinfo=UTC)
 
 
 @pytest.fixture

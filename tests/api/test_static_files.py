@@ -8,8 +8,8 @@ from fastapi.testclient import TestClient
 from storefront.api.app import create_api
 from storefront.api.static import IMMUTABLE, ONE_HOUR
 from storefront.config import Settings
-from storefront.services.media.images import prepare_image
 from storefront.services.catalog.seed import HERO_IMAGE_URL, collection_tile_picture, prepare_media
+from storefront.services.media.images import prepare_image
 from storefront.wiring import print_provider
 
 

@@ -30,12 +30,12 @@ from storefront.services.orders.order_cancellation import (
     UNQUEUED_NOTE,
     UnpaidOrderExpiry,
 )
+from storefront.services.payments.stripe_gateway import StripeGateway
 from storefront.services.printify.demo import DemoPrintProvider
 from storefront.services.printify.demo_catalogue import DEMO_SHOP_ID
-from storefront.services.payments.stripe_gateway import StripeGateway
 from storefront.wiring import session_factory
 from tests.fakes.stripe_server import FakeStripe
-from tests.ordering import FakeClock, Pick, order_payload, pick, seed_demo
+from tests.ordering import ORDER_EMAILS, FakeClock, Pick, order_payload, pick, seed_demo
 from tests.serving import free_port
 
 ORDERS = "/api/printify/orders"
@@ -143,7 +143,9 @@ def _pay_at_stripe(fake: FakeStripe, intent_id: str, payment_method: str = "pm_c
 
 def _outbox_jobs(engine: Engine, order_id: int) -> int:
     with Session(engine) as session:
-        return session.exec(select(func.count()).select_from(OutboxJob).where(col(OutboxJob.order_id) == order_id)).one()
+        return session.exec(
+            select(func.count()).select_from(OutboxJob).where(col(OutboxJob.order_id) == order_id)
+        ).one()
 
 
 def _wait(condition: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
@@ -243,7 +245,12 @@ def test_a_paid_intent_pays_the_order_once_by_webhook_and_by_the_browsers_report
     fake.wait_for_event("payment_intent.succeeded")
     fake.wait_for_idle()
     order = _order(engine, number)
-    assert (order.payment_status, order.status, order.card_brand, order.card_last4) == ("paid", "processing", "visa", "4242")
+    assert (order.payment_status, order.status, order.card_brand, order.card_last4) == (
+        "paid",
+        "processing",
+        "visa",
+        "4242",
+    )
     assert _outbox_jobs(engine, order.id or 0) == 1
 
 
@@ -263,7 +270,9 @@ def test_a_duplicate_succeeded_event_sends_the_order_to_the_provider_once(
     sent = provider.list_orders(DEMO_SHOP_ID, limit=50)["data"]
     assert [o["metadata"]["shop_order_id"] for o in sent] == [number]
     with Session(engine) as session:
-        recorded = session.exec(select(WebhookDelivery).where(col(WebhookDelivery.id) == f"stripe:{succeeded['id']}")).all()
+        recorded = session.exec(
+            select(WebhookDelivery).where(col(WebhookDelivery.id) == f"stripe:{succeeded['id']}")
+        ).all()
     assert len(recorded) == 1
 
 
@@ -351,8 +360,15 @@ def test_a_foreign_intent_naming_an_order_leaves_it_unpaid_and_flagged(
     fake.wait_for_event("payment_intent.succeeded")
     fake.wait_for_idle()
     order = _order(engine, number)
-    assert (order.payment_status, order.status, order.payment_intent_id, order.payment_id) == ("pending", "pending", own, None)
-    assert foreign in (order.attention_reason or "") and "not the payment the store created" in (order.attention_reason or "")
+    assert (order.payment_status, order.status, order.payment_intent_id, order.payment_id) == (
+        "pending",
+        "pending",
+        own,
+        None,
+    )
+    assert foreign in (order.attention_reason or "") and "not the payment the store created" in (
+        order.attention_reason or ""
+    )
     assert _outbox_jobs(engine, order.id or 0) == 0
     # The browser's report asks Stripe about the order's own intent only: still unpaid.
     report = http.post(f"{ORDERS}/{number}/confirm-payment", headers={"X-Order-Token": token})
@@ -366,7 +382,9 @@ def test_a_foreign_intent_naming_an_order_leaves_it_unpaid_and_flagged(
     assert _outbox_jobs(engine, order.id or 0) == 1
 
 
-def test_a_second_charge_on_a_paid_order_flags_it(http: httpx.Client, fake: FakeStripe, tee: Pick, engine: Engine) -> None:
+def test_a_second_charge_on_a_paid_order_flags_it(
+    http: httpx.Client, fake: FakeStripe, tee: Pick, engine: Engine
+) -> None:
     placed = _place(http, tee)
     number = placed["order"]["id"]
     own = _order(engine, number).payment_intent_id or ""
@@ -378,7 +396,12 @@ def test_a_second_charge_on_a_paid_order_flags_it(http: httpx.Client, fake: Fake
     fake.wait_for_event("payment_intent.succeeded", count=2)
     fake.wait_for_idle()
     order = _order(engine, number)
-    assert (order.payment_status, order.status, order.payment_id, order.payment_intent_id) == ("paid", "processing", own, own)
+    assert (order.payment_status, order.status, order.payment_id, order.payment_intent_id) == (
+        "paid",
+        "processing",
+        own,
+        own,
+    )
     assert f"{second} is a second charge" in (order.attention_reason or "") and own in (order.attention_reason or "")
     assert _outbox_jobs(engine, order.id or 0) == 1
     with Session(engine) as session:
@@ -397,7 +420,9 @@ def _event_body(fake: FakeStripe, http: httpx.Client, tee: Pick, engine: Engine)
     return json.dumps(event, indent=2).encode()
 
 
-@pytest.mark.parametrize("tamper", ["bad signature", "old timestamp", "re-serialised body", "no header", "other secret"])
+@pytest.mark.parametrize(
+    "tamper", ["bad signature", "old timestamp", "re-serialised body", "no header", "other secret"]
+)
 def test_a_webhook_stripe_did_not_sign_is_refused_with_400(
     http: httpx.Client, fake: FakeStripe, tee: Pick, engine: Engine, tamper: str
 ) -> None:
@@ -440,7 +465,9 @@ def _paid_order(http: httpx.Client, fake: FakeStripe, tee: Pick, engine: Engine,
 
 def _history(engine: Engine, order: Order) -> list[tuple[str, str]]:
     with Session(engine) as session:
-        rows = session.exec(select(OrderHistory).where(col(OrderHistory.order_id) == order.id).order_by(col(OrderHistory.id))).all()
+        rows = session.exec(
+            select(OrderHistory).where(col(OrderHistory.order_id) == order.id).order_by(col(OrderHistory.id))
+        ).all()
     return [(row.actor, row.action) for row in rows]
 
 
@@ -561,7 +588,7 @@ def test_an_unpaid_order_expires_and_its_intent_is_cancelled(
             session.add(order)
         session.commit()
     expiry = UnpaidOrderExpiry(factory, timedelta(hours=24), gateway=gateway,
-                               intents=IntentPayments(factory, gateway, clock=clock), clock=clock)
+                               intents=IntentPayments(factory, gateway, clock=clock, emails=ORDER_EMAILS), clock=clock)
     assert expiry.run() == 1
     gone = _order(engine, abandoned)
     assert (gone.status, gone.payment_status) == ("cancelled", "pending")
@@ -582,7 +609,7 @@ def test_an_order_paid_at_the_last_moment_is_not_expired(
     _pay_at_stripe(fake, _order(engine, number).payment_intent_id or "")
     factory = session_factory(engine)
     expiry = UnpaidOrderExpiry(factory, timedelta(hours=24), gateway=gateway,
-                               intents=IntentPayments(factory, gateway, clock=clock),
+                               intents=IntentPayments(factory, gateway, clock=clock, emails=ORDER_EMAILS),
                                clock=lambda: clock.now + timedelta(days=2))
     assert expiry.run() == 0
     order = _order(engine, number)
@@ -600,7 +627,9 @@ def test_a_webhook_body_larger_than_any_event_is_refused(http: httpx.Client, fak
 
 def _confirmations(engine: Engine, order: Order) -> list[MailMessage]:
     with Session(engine) as session:
-        query = select(MailMessage).where(col(MailMessage.order_id) == order.id, col(MailMessage.kind) == "order-confirmed")
+        query = select(MailMessage).where(
+            col(MailMessage.order_id) == order.id, col(MailMessage.kind) == "order-confirmed"
+        )
         return list(session.exec(query.order_by(col(MailMessage.id))).all())
 
 

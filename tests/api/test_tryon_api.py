@@ -1,7 +1,7 @@
 """POST /api/try-on over HTTP with the local engine, on SQLite and PostgreSQL (the per-address limit
 is kept in the database): the result as a data URL of the photo's size, and the refusals (413 over
-10 MB, 422 for a photo without a person, an upside-down one, or an input that is no image data URL, 429 when one
-address tries too often)."""
+10 MB, 422 for a photo without a person, an upside-down one, an item picture that shows no top, or an input
+that is no image data URL, 429 when one address tries too often)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from storefront.config import Settings
 from storefront.services.media.demo_images import render_garment_cutout
 from storefront.services.media.images import IMAGE_UNREADABLE, MAX_IMAGE_BYTES
 from storefront.services.tryon.engine import NO_PERSON_FOUND, UPSIDE_DOWN
+from storefront.services.tryon.garment import NOT_A_TOP
 from storefront.services.tryon.local import LocalTryOnEngine
 from storefront.services.tryon.throttle import TOO_MANY_TRY_ONS, TRY_ONS_PER_MINUTE
 from tests.ordering import FakeClock
@@ -44,7 +45,9 @@ def local_engine() -> LocalTryOnEngine:
 
 
 @pytest.fixture
-def client(engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, local_engine: LocalTryOnEngine) -> TestClient:
+def client(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, local_engine: LocalTryOnEngine
+) -> TestClient:
     monkeypatch.setenv("DATA_DIR", str(tmp_path))
     monkeypatch.delenv("UPLOAD_DIR", raising=False)
     # A pinned clock: the limit counts per minute, and a real minute may turn mid-test.
@@ -92,6 +95,17 @@ def test_an_upside_down_photo_is_refused_with_422_and_its_reason(client: TestCli
     response = client.post(TRY_ON, json={"userPhoto": upside_down, "selectedItem": TEE})
     assert response.status_code == 422
     assert response.json() == {"error": UPSIDE_DOWN, "details": {"userPhoto": UPSIDE_DOWN}}
+
+
+@pytest.mark.parametrize(
+    "item",
+    [LANDSCAPE, data_url(Image.fromarray(samples.logo()))],
+    ids=["landscape", "logo"],
+)
+def test_an_item_picture_that_shows_no_top_is_refused_with_422_and_a_sentence(client: TestClient, item: str) -> None:
+    response = client.post(TRY_ON, json={"userPhoto": PERSON, "selectedItem": item})
+    assert response.status_code == 422
+    assert response.json() == {"error": NOT_A_TOP, "details": {"selectedItem": NOT_A_TOP}}
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Reflex's upload endpoint behind the upload gate (storefront/body_limit.py, wired in
+"""Reflex's upload endpoint behind the upload gate (storefront/api/body_limit.py, wired in
 storefront/api/app.py), on SQLite and PostgreSQL: each upload handler's own cap, its rate limit
 counted before the body is read, and a bound on the uploads one address has open at once.
 
@@ -22,8 +22,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 
 from storefront.api.app import create_api
-from storefront.api.tryon import TRY_ON
-from storefront.body_limit import (
+from storefront.api.body_limit import (
     MAX_PHOTO_UPLOAD_BYTES,
     MAX_UPLOAD_BYTES,
     PARALLEL_UPLOADS_PER_ADDRESS,
@@ -32,6 +31,7 @@ from storefront.body_limit import (
     UPLOAD_TOO_LARGE,
     upload_path,
 )
+from storefront.api.tryon import TRY_ON
 from storefront.config import Settings
 from storefront.services.media.uploads import IMAGE_UPLOADS_PER_MINUTE, TOO_MANY_UPLOADS
 from storefront.services.tryon.throttle import TOO_MANY_TRY_ONS, TRY_ONS_PER_MINUTE
@@ -40,7 +40,9 @@ from storefront.state.upload_handlers import upload_handlers
 MB = 1024 * 1024
 CHUNK = 256 * 1024
 BOUNDARY = "gate-test"
-PHOTO, IMAGES = (name for name, _ in sorted(upload_handlers().items(), key=lambda item: item[1] != "photo"))
+#: The try-on's photo handler and the first handler of the admin's images (the events form's).
+PHOTO = next(name for name, kind in upload_handlers().items() if kind == "photo")
+IMAGES = next(name for name, kind in upload_handlers().items() if kind != "photo")
 ADDRESS = "203.0.113.20"
 
 
@@ -224,3 +226,12 @@ def test_one_address_has_at_most_two_uploads_open_at_once(api: FastAPI) -> None:
     assert (third.status, third.json["error"], third.bytes_read) == (429, TOO_MANY_PARALLEL_UPLOADS, 0)
     assert [upload.status for upload in finished] == [200, 200]
     assert elsewhere.status == 200 and after.status == 200  # other addresses, and later uploads, pass
+
+
+def test_the_create_forms_design_is_gated_as_an_admin_image() -> None:
+    from reflex.utils.format import format_event_handler
+
+    from storefront.services.media.uploads import IMAGES_UPLOAD
+    from storefront.state.admin.product_design import ProductDesignState
+
+    assert upload_handlers()[format_event_handler(ProductDesignState.upload_design)] == IMAGES_UPLOAD

@@ -31,10 +31,10 @@ from storefront.services.media.images import (
     rendition_name,
     rendition_widths,
 )
-from storefront.services.payments.gateway import TestPaymentGateway
 from storefront.services.media.uploads import MAX_FILES_PER_REQUEST, NO_FILES, TOO_MANY_FILES
-from tests.unit.test_uploads import encoded, heic, heic_claiming, jpeg_with_exif, one_bit_png, png_claiming
+from storefront.services.payments.gateway import TestPaymentGateway
 from tests.api.staff import as_owner, owner_headers
+from tests.unit.media.test_uploads import encoded, heic, heic_claiming, jpeg_with_exif, one_bit_png, png_claiming
 
 UPLOAD = "/api/upload/images"
 
@@ -99,13 +99,20 @@ def test_uploading_needs_the_admin_session(
 # --------------------------------------------------------------------------- refusals store nothing
 
 
-def test_a_text_file_named_jpg_is_refused(client: TestClient, admin: dict[str, str], settings: Settings, engine: Engine) -> None:
+def test_a_text_file_named_jpg_is_refused(
+    client: TestClient, admin: dict[str, str], settings: Settings, engine: Engine
+) -> None:
     body = refused(client, admin, [image("holiday.jpg", b"not a picture at all\n")])
-    assert body == {"error": f"holiday.jpg: {IMAGE_UNREADABLE}", "details": {"images": f"holiday.jpg: {IMAGE_UNREADABLE}"}}
+    assert body == {
+        "error": f"holiday.jpg: {IMAGE_UNREADABLE}",
+        "details": {"images": f"holiday.jpg: {IMAGE_UNREADABLE}"},
+    }
     assert_nothing_stored(settings, engine)
 
 
-def test_an_11_mb_upload_is_refused(client: TestClient, admin: dict[str, str], settings: Settings, engine: Engine) -> None:
+def test_an_11_mb_upload_is_refused(
+    client: TestClient, admin: dict[str, str], settings: Settings, engine: Engine
+) -> None:
     big = encoded(fmt="JPEG") + b"\x00" * (11 * 1024 * 1024)
     body = refused(client, admin, [image("big.jpg", big)])
     assert body["error"] == f"big.jpg: {IMAGE_TOO_LARGE}"
@@ -130,14 +137,18 @@ def test_a_decompression_bomb_is_refused(
     assert_nothing_stored(settings, engine)
 
 
-def test_eleven_files_are_refused(client: TestClient, admin: dict[str, str], settings: Settings, engine: Engine) -> None:
+def test_eleven_files_are_refused(
+    client: TestClient, admin: dict[str, str], settings: Settings, engine: Engine
+) -> None:
     files = [image(f"{n}.png", encoded(), "image/png") for n in range(MAX_FILES_PER_REQUEST + 1)]
     body = refused(client, admin, files)
     assert body == {"error": TOO_MANY_FILES, "details": {"images": TOO_MANY_FILES}}
     assert_nothing_stored(settings, engine)
 
 
-def test_a_text_file_named_heic_is_refused(client: TestClient, admin: dict[str, str], settings: Settings, engine: Engine) -> None:
+def test_a_text_file_named_heic_is_refused(
+    client: TestClient, admin: dict[str, str], settings: Settings, engine: Engine
+) -> None:
     body = refused(client, admin, [image("IMG_0001.HEIC", b"not a photo, just text\n", "image/heic")])
     assert body["error"] == f"IMG_0001.HEIC: {IMAGE_UNREADABLE}"
     assert_nothing_stored(settings, engine)

@@ -16,11 +16,11 @@ from sqlmodel import Session, select
 from storefront.api.app import create_api
 from storefront.config import Settings
 from storefront.models import CatalogProduct, Order, WebhookDelivery
+from storefront.services.orders.statuses import OrderStatus
 from storefront.services.payments.gateway import TestPaymentGateway
 from storefront.services.printify.client import SyncPrintifyClient
-from storefront.services.orders.statuses import OrderStatus
 from tests.fakes.printify_server import DEFAULT_SHOP, FakePrintifyServer, sign_webhook, webhook_event
-from tests.unit.test_order_tracking import new_order
+from tests.unit.orders.test_order_tracking import new_order
 
 WEBHOOKS = "/api/printify/webhooks"
 SECRET = "5f0e3c0b8a7d4e1f9a2b6c3d4e5f6a7b8c9d0e1f"
@@ -113,9 +113,14 @@ def test_a_signed_shipment_is_stored_and_shown_to_staff(
 ) -> None:
     shipped = fake.add_shipment(sent_order, number="9400111899223197428490")
     event = order_event(
-        "order:shipment:created", sent_order,
+        "order:shipment:created",
+        sent_order,
         shipped_at="2030-01-02 08:00:00+00:00",
-        carrier={"code": "usps", "tracking_number": "9400111899223197428490", "tracking_url": shipped["shipments"][0]["url"]},
+        carrier={
+            "code": "usps",
+            "tracking_number": "9400111899223197428490",
+            "tracking_url": shipped["shipments"][0]["url"],
+        },
         skus=[],
     )
     response = post(client, event)
@@ -138,7 +143,9 @@ def test_a_signed_shipment_is_stored_and_shown_to_staff(
     }
 
 
-@pytest.mark.parametrize("signature", [None, "", "sha256=deadbeef", sign_webhook(b"{}", SECRET), sign_webhook(b"x", "wrong")])
+@pytest.mark.parametrize(
+    "signature", [None, "", "sha256=deadbeef", sign_webhook(b"{}", SECRET), sign_webhook(b"x", "wrong")]
+)
 def test_a_bad_or_missing_signature_answers_401_and_changes_nothing(
     client: TestClient, engine: Engine, sent_order: str, signature: str | None
 ) -> None:
@@ -163,7 +170,10 @@ def test_without_a_webhook_secret_every_delivery_is_refused(
 def test_a_signed_body_that_is_not_an_envelope_answers_400(client: TestClient, engine: Engine) -> None:
     body = b'{"id": "1", "type": "order:updated"}'
     response = client.post(WEBHOOKS, content=body, headers={"X-Pfy-Signature": sign_webhook(body, SECRET)})
-    assert (response.status_code, response.json()) == (400, {"error": "Invalid webhook payload", "details": "resource is missing"})
+    assert (response.status_code, response.json()) == (
+        400,
+        {"error": "Invalid webhook payload", "details": "resource is missing"},
+    )
     assert delivery_count(engine) == 0
 
 
@@ -177,7 +187,10 @@ def test_the_same_delivery_twice_is_applied_once(
     first = order_event("order:updated", sent_order, event_id="evt-1", status="in-production")
     assert post(client, first).json()["result"] == "applied"
     fake.set_order_status(sent_order, "canceled")
-    assert post(client, order_event("order:updated", sent_order, event_id="evt-2", status="canceled")).json()["result"] == "applied"
+    assert (
+        post(client, order_event("order:updated", sent_order, event_id="evt-2", status="canceled")).json()["result"]
+        == "applied"
+    )
     reads = len(fake.requests_to("GET", f"/orders/{sent_order}"))
 
     again = post(client, first)
@@ -249,8 +262,12 @@ def test_a_publish_while_the_provider_is_down_is_retried_by_printify(
 
 def test_a_deleted_product_leaves_the_storefront(client: TestClient, engine: Engine, fake: FakePrintifyServer) -> None:
     product = fake.add_product("Night Shift Tee")
-    assert post(client, webhook_event("product:updated", product["id"], "product", {"shop_id": SHOP})).status_code == 200
+    assert (
+        post(client, webhook_event("product:updated", product["id"], "product", {"shop_id": SHOP})).status_code == 200
+    )
     assert _cached(engine, product["id"]) is not None
     fake.remove_product(product["id"])
-    assert post(client, webhook_event("product:deleted", product["id"], "product", {"shop_id": SHOP})).status_code == 200
+    assert (
+        post(client, webhook_event("product:deleted", product["id"], "product", {"shop_id": SHOP})).status_code == 200
+    )
     assert _cached(engine, product["id"]) is None

@@ -57,9 +57,10 @@ class StoreProcess:
         self._process: subprocess.Popen | None = None
         #: A data directory migrated and seeded with the demo catalogue before any test changed it.
         self.pristine: Path | None = None
-        #: The demo store's data directory, and whether it is what is served now.
+        #: The demo store's data directory.
         self.demo_dir: Path | None = None
-        self.serving_demo = False
+        #: What is served now: the data directory and the settings it was started with.
+        self.serving: tuple[Path, tuple[tuple[str, str], ...]] | None = None
 
     def environment(self, data_dir: Path, overrides: dict[str, str] | None = None) -> dict[str, str]:
         """The store's environment for `data_dir`: nothing inherited from the shell but the basics."""
@@ -103,21 +104,33 @@ class StoreProcess:
                 command, cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
             )
         wait_until_served(self.url, self._process, log_path)
-        self.serving_demo = data_dir == self.demo_dir and not overrides
+        self.serving = _configuration(data_dir, overrides)
         return StoreServer(url=self.url, data_dir=data_dir)
 
     def stop(self) -> None:
-        self.serving_demo = False
+        self.serving = None
         if self._process is None:
             return
         stop_process(self._process)
         self._process = None
 
+    @property
+    def serving_demo(self) -> bool:
+        return self.demo_dir is not None and self.serving == _configuration(self.demo_dir, None)
+
+    def serve(self, data_dir: Path, overrides: dict[str, str] | None = None) -> StoreServer:
+        """Serve `data_dir` with `overrides`, restarting the store only if something else is served now."""
+        running = self._process is not None and self._process.poll() is None
+        if not running or self.serving != _configuration(data_dir, overrides):
+            self.stop()
+            self.seed_like_demo(data_dir, overrides or {})
+            self.start(data_dir, overrides, build=False)
+        return StoreServer(url=self.url, data_dir=data_dir)
+
     def serve_demo(self) -> None:
         """Serve the demo store again if another configuration replaced it (else nothing to do)."""
-        if not self.serving_demo and self.demo_dir is not None:
-            self.stop()
-            self.start(self.demo_dir, build=False)
+        if self.demo_dir is not None:
+            self.serve(self.demo_dir)
 
     def seed_like_demo(self, data_dir: Path, overrides: dict[str, str]) -> None:
         """Give a store on the demo provider a copy of the pristine demo data (its `prepare` then
@@ -125,6 +138,10 @@ class StoreProcess:
         if self.pristine is None or "PRINTIFY_API_TOKEN" in overrides or (data_dir / "storefront.db").exists():
             return
         shutil.copytree(self.pristine, data_dir, dirs_exist_ok=True)
+
+
+def _configuration(data_dir: Path, overrides: dict[str, str] | None) -> tuple[Path, tuple[tuple[str, str], ...]]:
+    return data_dir, tuple(sorted((overrides or {}).items()))
 
 
 #: Settings a test store never inherits from the shell that runs the tests.
@@ -182,6 +199,24 @@ def reconfigured_store(
         store_process.stop()
 
 
+@dataclass(frozen=True)
+class SharedStore:
+    """A configuration several tests of a module share, with its own data directory: started for the
+    first of them, and again only if another configuration replaced it in between. What one test
+    changes (orders placed, a fake's data and faults) must be reset by its fixture or not matter."""
+
+    data_dir: Path
+    overrides: dict[str, str]
+
+    def serve(self, store_process: StoreProcess) -> StoreServer:
+        return store_process.serve(self.data_dir, self.overrides)
+
+
+def shared_store(tmp_path_factory: pytest.TempPathFactory, name: str, overrides: dict[str, str]) -> SharedStore:
+    """A configuration for a module- or session-scoped fixture; tests get it served with `.serve()`."""
+    return SharedStore(tmp_path_factory.mktemp(name), overrides)
+
+
 @pytest.fixture(scope="session")
 def store_url(store: StoreServer) -> str:
     return store.url
@@ -217,7 +252,9 @@ def admin(page: Page) -> Iterator[Page]:
 @pytest.fixture
 def phone_page(browser: Browser, store_url: str) -> Iterator[Page]:
     """A fresh browser context with a phone-sized viewport."""
-    context = browser.new_context(base_url=store_url, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    context = browser.new_context(
+        base_url=store_url, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+    )
     context.set_default_timeout(20_000)
     page = context.new_page()
     yield page

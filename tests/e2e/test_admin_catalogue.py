@@ -13,6 +13,7 @@ from sqlalchemy import create_engine, text
 
 from storefront.services.printify.demo_catalogue import DEMO_SHOP_ID
 from storefront.state.admin.session import ADMIN_TOKEN_KEY
+from tests.designs import design_data_url
 from tests.e2e.admin import editor_row, open_tab
 from tests.e2e.browser import open_page
 from tests.e2e.conftest import StoreServer
@@ -73,7 +74,7 @@ def test_a_product_moved_to_another_collection_shows_there(admin: Page, store: S
     product = _newest_shown(store, "swdnn")
     row = _category_row(admin, product["title"])
     row.get_by_role("combobox").click()
-    admin.get_by_role("option", name="hwdpn", exact=True).click()
+    admin.get_by_role("option", name="HWDPN · He Wit Da Poodles Now", exact=True).click()
     expect(admin.get_by_text("Category Updated", exact=True)).to_be_visible()
     open_page(admin, "/collections/hwdpn")
     expect(admin.get_by_test_id("product-card").filter(has_text=product["title"])).to_have_count(1)
@@ -127,11 +128,11 @@ def ghost(store: StoreServer) -> Iterator[str]:
 def test_a_category_change_the_provider_refuses_is_put_back(admin: Page, ghost: str) -> None:
     row = _category_row(admin, ghost)
     select = row.get_by_role("combobox")
-    expect(select).to_have_text("swdnn")
+    expect(select).to_have_text("SWDNN · She Wit Da Nupes Now")
     select.click()
-    admin.get_by_role("option", name="hwdrn", exact=True).click()
+    admin.get_by_role("option", name="HWDRN · He Wit Da Redz Now", exact=True).click()
     expect(admin.get_by_text("Failed to update product in Printify", exact=True)).to_be_visible()
-    expect(select).to_have_text("swdnn")
+    expect(select).to_have_text("SWDNN · She Wit Da Nupes Now")
 
 
 def _shown_test_product(page: Page, title: str) -> Pick:
@@ -142,7 +143,7 @@ def _shown_test_product(page: Page, title: str) -> Pick:
     products = f"/api/printify/shops/{DEMO_SHOP_ID}/products"
     created = page.request.post(products, headers=headers, data={
         "title": title, "description": "A tee made by the archive browser test.",
-        "blueprintId": 384, "printProviderId": 29, "price": "31.50",
+        "blueprintId": 384, "printProviderId": 29, "price": "31.50", "design": design_data_url(),
     })
     assert created.status == 201, created.text()
     product_id = created.json()["data"]["id"]
@@ -178,3 +179,14 @@ def test_an_archived_product_leaves_the_store_and_its_order_still_opens(admin: P
     open_page(admin, "/order-status")
     look_up(admin, number, "ada@example.com")
     expect(admin.get_by_test_id("order-card").get_by_test_id("order-line")).to_contain_text(tee.name)
+
+    # Restore brings it back as it was before Archive: shown, so the store sells it again.
+    open_page(admin, "/admin/dashboard")
+    open_tab(admin, "Product Editor")
+    admin.get_by_role("switch", name="Archived").set_checked(True)
+    admin.get_by_placeholder("Search products...").fill(tee.name)
+    archived = admin.get_by_test_id("editor-row").filter(has_text=tee.name)
+    archived.get_by_role("button", name="Restore").click()
+    expect(archived).to_have_count(0)
+    open_page(admin, f"/product/{tee.product_id}")
+    expect(admin.get_by_role("heading", name=tee.name)).to_be_visible()

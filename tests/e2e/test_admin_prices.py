@@ -3,6 +3,8 @@ editor's Save and by Sync Price, Sync Price asks first, and a price below cost a
 
 from __future__ import annotations
 
+import re
+
 from playwright.sync_api import Page, expect
 from sqlalchemy import create_engine, text
 
@@ -29,7 +31,8 @@ def _with_upcharges(store: StoreServer, index: int) -> dict:
     rows = _query(
         store,
         "SELECT p.id, p.title FROM catalog_product p WHERE p.is_active AND p.is_published "
-        "AND (SELECT count(DISTINCT v.price_cents) FROM catalog_variant v WHERE v.product_id = p.id AND v.is_enabled) > 1 "
+        "AND (SELECT count(DISTINCT v.price_cents) FROM catalog_variant v "
+        "WHERE v.product_id = p.id AND v.is_enabled) > 1 "
         "AND p.id IN (SELECT id FROM catalog_product ORDER BY provider_created_at IS NULL, provider_created_at DESC, "
         "title, id LIMIT :page OFFSET 1)"
         "ORDER BY p.provider_created_at IS NULL, p.provider_created_at DESC, p.title, p.id",
@@ -55,7 +58,9 @@ def _base(store: StoreServer, product_id: str) -> int:
     return rows[0]["price_cents"]
 
 
-def test_a_title_save_keeps_every_size_price_and_a_new_price_keeps_the_upcharges(admin: Page, store: StoreServer) -> None:
+def test_a_title_save_keeps_every_size_price_and_a_new_price_keeps_the_upcharges(
+    admin: Page, store: StoreServer
+) -> None:
     product = _with_upcharges(store, 0)
     before, base = _prices(store, product["id"]), _base(store, product["id"])
     row = editor_row(admin, product["title"], edit=True)
@@ -117,3 +122,21 @@ def test_a_price_below_cost_is_saved_only_after_staff_confirm_the_named_sizes(ad
     row.get_by_role("button", name="Sell Below Cost").click()
     expect(row).to_contain_text("$5.00")
     assert _prices(store, product["id"]) == [p - base + 500 for p in before]
+
+
+def test_the_editor_edits_a_description_as_text_with_a_preview_and_saves_sanitised_html(
+    admin: Page, store: StoreServer
+) -> None:
+    product = _with_upcharges(store, 2)
+    before = _prices(store, product["id"])
+    row = editor_row(admin, product["title"], edit=True)
+    description = row.get_by_label("Description")
+    expect(description).not_to_have_value(re.compile(r"<p>|</"))
+    description.fill("Soft and warm.\n\n- Cotton\n- Unisex <b>fit</b>")
+    preview = row.get_by_test_id("description-preview")
+    expect(preview.locator("li")).to_have_text(["Cotton", "Unisex <b>fit</b>"])
+    row.get_by_role("button", name="Save").click()
+    expect(row.get_by_role("button", name="Edit")).to_be_visible()
+    [saved] = _query(store, "SELECT description FROM catalog_product WHERE id = :p", p=product["id"])
+    assert saved["description"] == "<p>Soft and warm.</p><ul><li>Cotton</li><li>Unisex &lt;b&gt;fit&lt;/b&gt;</li></ul>"
+    assert _prices(store, product["id"]) == before

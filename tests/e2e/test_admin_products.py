@@ -8,6 +8,7 @@ import uuid
 from playwright.sync_api import Browser, Page, expect
 
 from storefront.services.printify.demo_catalogue import DEMO_SHOP_ID
+from tests.designs import design_png
 from tests.e2e.admin import open_tab, sign_in
 from tests.e2e.browser import open_page
 
@@ -24,11 +25,19 @@ def _toast(page: Page, text: str) -> None:
     expect(page.get_by_text(text, exact=True)).to_be_visible()
 
 
+def _choose_design(page: Page, png: bytes) -> None:
+    """Drop a design on the create form's drop zone and wait for its check."""
+    zone = page.get_by_test_id("design-upload")
+    zone.locator("input[type=file]").set_input_files({"name": "design.png", "mimeType": "image/png", "buffer": png})
+    expect(page.get_by_test_id("design-info")).to_contain_text("dpi")
+
+
 def _create_product(page: Page, title: str, price: str) -> None:
     """Create an unpublished hoodie on /admin/products."""
     open_page(page, "/admin/products")
     page.get_by_label("Title", exact=True).fill(title)
     page.get_by_label("Description", exact=True).fill("A warm hoodie made by the browser test.")
+    _choose_design(page, design_png())
     _choose(page, "Product type", "Unisex Hoodie")
     _choose(page, "Print provider", "SwiftPOD")
     page.get_by_label("Price (USD)", exact=True).fill(price)

@@ -63,7 +63,9 @@ def test_the_chosen_colour_changes_the_image_and_each_colour_is_its_own_cart_lin
     open_page(page, "/cart")
     lines = page.get_by_test_id("cart-line")
     expect(lines).to_have_count(2)
-    expect(lines.get_by_test_id("line-options")).to_have_text([f"Size: M · Color: {second}", f"Size: M · Color: {first}"])
+    expect(lines.get_by_test_id("line-options")).to_have_text(
+        [f"Size: M · Color: {second}", f"Size: M · Color: {first}"]
+    )
     expect(lines.nth(0).locator("img")).to_have_attribute("src", second_image or "")
 
 

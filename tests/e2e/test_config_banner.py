@@ -24,7 +24,11 @@ def failing_provider(fake: FakePrintifyServer) -> dict[str, str]:
 
 
 def failing_store(fake: FakeShopifyServer) -> dict[str, str]:
-    return {"SHOPIFY_STORE_DOMAIN": fake.domain, "SHOPIFY_STOREFRONT_TOKEN": "sf_wrong", "SHOPIFY_API_BASE": fake.base_url}
+    return {
+        "SHOPIFY_STORE_DOMAIN": fake.domain,
+        "SHOPIFY_STOREFRONT_TOKEN": "sf_wrong",
+        "SHOPIFY_API_BASE": fake.base_url,
+    }
 
 
 def open_listing(page: Page) -> None:
@@ -52,7 +56,10 @@ def test_no_banner_when_the_provider_and_the_store_platform_both_answer(page: Pa
 def test_a_failing_provider_alone_shows_the_warning(
     page: Page, store: StoreServer, store_process: StoreProcess, tmp_path: Path
 ) -> None:
-    with FakePrintifyServer() as printify, reconfigured_store(store, store_process, tmp_path, failing_provider(printify)):
+    with (
+        FakePrintifyServer() as printify,
+        reconfigured_store(store, store_process, tmp_path, failing_provider(printify)),
+    ):
         open_listing(page)
         expect_banner(page, WARNING, provider_ok=False, store_ok=True)
 

@@ -83,7 +83,9 @@ def store_events(store: StoreServer) -> Iterator[dict[str, int]]:
     upload_dir = store.data_dir / "uploads"
     ids: dict[str, int] = {}
     with Session(engine, expire_on_commit=False) as session:
-        [photo] = store_uploads(session, [UploadedFile("gala.png", png_bytes())], upload_dir, upload_dir / "media", "events")
+        [photo] = store_uploads(
+            session, [UploadedFile("gala.png", png_bytes())], upload_dir, upload_dir / "media", "events"
+        )
         for data in [{**FEATURED, "images": [photo.url]}, UPCOMING, INACTIVE, BROKEN_IMAGE, *BULK_UPCOMING]:
             ids[data["title"]] = create_event(session, data).id
         session.commit()
@@ -185,7 +187,9 @@ def test_the_dialog_image_enlarges_when_clicked(page: Page, store_events: dict[s
 def test_an_image_that_fails_to_load_shows_image_not_available(page: Page, store_events: dict[str, int]) -> None:
     open_page(page, ROUTE)
     broken = card(page, "upcoming", BROKEN_IMAGE["title"])
-    expect(broken.locator("img")).to_have_attribute("src", re.compile(r"^/uploads/events/missing-picture\.webp\?v=\d+$"))
+    expect(broken.locator("img")).to_have_attribute(
+        "src", re.compile(r"^/uploads/events/missing-picture\.webp\?v=\d+$")
+    )
     expect(broken.get_by_text("Image not available")).to_be_visible()
     expect(broken.locator("img")).to_be_hidden()
     # An event without any image shows the same box; one whose image loads does not.

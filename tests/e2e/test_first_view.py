@@ -17,6 +17,7 @@ from storefront.api.admin.session import ADMIN_TOKEN_HEADER
 from tests.e2e.admin import ADMIN_PASSWORD, ADMIN_USERNAME
 from tests.e2e.browser import open_page
 from tests.e2e.conftest import StoreServer
+from tests.e2e.test_events_page import FEATURED, ROUTE as EVENTS_ROUTE, UPCOMING, store_events  # noqa: F401 (a fixture)
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 LISTINGS = ["/products", "/collections/swdnn", "/new-arrivals"]
@@ -32,6 +33,18 @@ _TREE = """([root, ignored]) => { const walk = (e) => ({
 }); return walk(root); }"""
 
 
+def _trees(page: Page, served: str, selector: str) -> tuple[dict, dict]:
+    """The first element matching `selector` in the first view's HTML the server wrote, and in the
+    page React drew, each as a comparable tree (_TREE)."""
+    react = page.evaluate(_TREE, [page.query_selector(selector), LIVE_ONLY])
+    server = page.evaluate(
+        "([html, tree, ignored, selector]) => { const t = document.createElement('template'); t.innerHTML = html;"
+        " return eval(tree)([t.content.querySelector(selector), ignored]); }",
+        [served, _TREE, LIVE_ONLY, selector],
+    )
+    return server, react
+
+
 def first_html(store: StoreServer, path: str) -> str:
     """The page as a plain GET answers it (a crawler, a link preview: no JavaScript)."""
     answer = httpx.get(store.url + path, headers={"accept-encoding": "gzip"})
@@ -41,7 +54,9 @@ def first_html(store: StoreServer, path: str) -> str:
 
 def island(html: str, name: str) -> str:
     """The inner HTML the server wrote into a page's first view."""
-    match = re.search(r'data-first-view="' + re.escape(name) + r'"[^>]*>(.*?)</div><div[^>]*data-first-view-fallback', html, re.S)
+    match = re.search(
+        r'data-first-view="' + re.escape(name) + r'"[^>]*>(.*?)</div><div[^>]*data-first-view-fallback', html, re.S
+    )
     assert match, f"no first view {name!r}"
     return match.group(1)
 
@@ -111,12 +126,7 @@ def test_the_server_s_card_is_react_s_card(browser: Browser, store: StoreServer)
     try:
         open_page(page, "/products")
         page.wait_for_function("() => !document.querySelector('[data-first-view]')")
-        react = page.evaluate(_TREE, [page.query_selector("[data-testid=product-card]"), LIVE_ONLY])
-        server = page.evaluate(
-            "([html, tree, ignored]) => { const t = document.createElement('template'); t.innerHTML = html;"
-            " return eval(tree)([t.content.firstElementChild, ignored]); }",
-            [served, _TREE, LIVE_ONLY],
-        )
+        server, react = _trees(page, served, "[data-testid=product-card]")
     finally:
         page.close()
     assert server == react
@@ -137,7 +147,9 @@ def test_the_first_html_escapes_a_hostile_title_and_shows_a_new_price(store: Sto
 def test_a_product_s_first_html_holds_its_picture_title_price_and_sizes(page: Page, store: StoreServer) -> None:
     product_id = _first_product(store)
     served = island(first_html(store, f"/product/{product_id}"), "product")
-    image = re.search(r'<img src="([^"]+)" srcset="[^"]*" sizes="[^"]+" alt="([^"]*)" loading="eager" fetchpriority="high"', served)
+    image = re.search(
+        r'<img src="([^"]+)" srcset="[^"]*" sizes="[^"]+" alt="([^"]*)" loading="eager" fetchpriority="high"', served
+    )
     assert image, served[:500]
     title = unescape(re.search(r"<h1[^>]*>(.*?)</h1>", served).group(1))
     price = re.search(r'rt-r-size-6 rt-r-weight-bold">(.*?)</p>', served).group(1)
@@ -215,3 +227,86 @@ def test_robots_and_the_sitemap_are_served_to_crawlers(store: StoreServer) -> No
     assert robots.status_code == 200 and "Disallow: /admin" in robots.text and "Sitemap: " in robots.text
     sitemap = httpx.get(store.url + "/sitemap.xml")
     assert sitemap.status_code == 200 and f"/product/{_first_product(store)}</loc>" in sitemap.text
+
+
+def _event_titles(html: str) -> list[str]:
+    return [unescape(title) for title in re.findall(r'data-testid="event-title">(.*?)</h3>', html, re.S)]
+
+
+@pytest.mark.usefixtures("store_events")
+def test_the_events_first_html_holds_the_cards_the_page_then_shows(browser: Browser, store: StoreServer) -> None:
+    """Both lists are in the first HTML (featured first, Load More where there are more), and the
+    server's card is React's card: same elements, classes and attributes."""
+    served = island(first_html(store, EVENTS_ROUTE), "events")
+    titles = _event_titles(served)
+    assert FEATURED["title"] in titles and UPCOMING["title"] in titles
+    assert served.index('data-testid="featured-events"') < served.index('data-testid="upcoming-events"')
+    assert 'data-replay="more:upcoming"' in served
+    page = browser.new_page(base_url=store.url, viewport={"width": 1280, "height": 900})
+    try:
+        open_page(page, EVENTS_ROUTE)
+        page.wait_for_function("() => !document.querySelector('[data-first-view]')")
+        shown = page.eval_on_selector_all("[data-testid=event-title]", "titles => titles.map(t => t.textContent)")
+        assert shown == titles
+        server, react = _trees(page, served, "[data-testid=event-card]")
+    finally:
+        page.close()
+    assert server == react
+
+
+def test_the_store_catalogue_s_first_html_holds_the_cards_the_page_then_shows(
+    browser: Browser, store: StoreServer
+) -> None:
+    """The demo catalogue holds its products in memory: its first cards are in the first HTML, and
+    the server's card is React's card."""
+    served = island(first_html(store, "/shopify"), "store")
+    titles = [unescape(t) for t in re.findall(r'data-testid="store-product-title">(.*?)</p>', served, re.S)]
+    assert len(titles) >= 4
+    page = browser.new_page(base_url=store.url, viewport={"width": 1280, "height": 900})
+    try:
+        open_page(page, "/shopify")
+        page.wait_for_function("() => !document.querySelector('[data-first-view]')")
+        shown = page.eval_on_selector_all("[data-testid=store-product-title]", "ts => ts.map(t => t.textContent)")
+        assert shown == titles
+        expect(page.get_by_test_id("store-demo-banner")).to_be_visible()
+        # The page's load asked the store's status: the next first HTML has the banners in place.
+        assert 'data-testid="store-demo-banner"' in first_html(store, "/shopify")
+        server, react = _trees(page, served, "[data-testid=store-product-card]")
+    finally:
+        page.close()
+    assert server == react
+
+
+def test_a_store_product_s_first_html_holds_its_picture_title_and_price(page: Page, store: StoreServer) -> None:
+    products = httpx.get(f"{store.url}/api/shopify/products", timeout=30).json()["products"]
+    address = f"/shopify/product/{products[0]['id']}"
+    served = island(first_html(store, address), "store-product")
+    title = unescape(re.search(r'<h1 class="rt-Heading rt-r-size-8">(.*?)</h1>', served).group(1))
+    price = re.search(r'<p class="rt-Text rt-r-size-6 rt-r-weight-bold">(.*?)</p>', served).group(1)
+    assert title == products[0]["title"] and 'fetchpriority="high"' in served
+    open_page(page, address)
+    expect(page.get_by_role("heading", level=1)).to_have_text(title)
+    expect(page.get_by_test_id("store-product-price")).to_have_text(price)
+    unknown = first_html(store, "/shopify/product/999")
+    assert re.search(r'data-first-view="store-product"[^>]*></div>', unknown), "no first view for an unknown product"
+
+
+def test_the_try_on_first_html_holds_the_items_the_page_then_shows(browser: Browser, store: StoreServer) -> None:
+    served = island(first_html(store, "/try-it-on"), "tryon-items")
+    names = [unescape(n) for n in re.findall(r'sf-tryon-name">(.*?)</p>', served, re.S)]
+    assert len(names) >= 3 and 'aria-pressed="true"' not in served
+    page = browser.new_page(base_url=store.url, viewport={"width": 1280, "height": 900})
+    try:
+        open_page(page, "/try-it-on")
+        page.wait_for_function("() => !document.querySelector('[data-first-view]')")
+        shown = page.eval_on_selector_all("[data-testid=tryon-item] p", "ps => ps.map(p => p.textContent)")
+        assert shown == names
+        server, react = _trees(page, served, "[data-testid=tryon-item]")
+    finally:
+        page.close()
+    assert server == react
+    # A product page's Try It On link (?item=) has that item first and chosen in the first HTML too.
+    chosen = re.findall(r'data-replay="tryon-item:([^"]+)"', served)[1]
+    linked = island(first_html(store, f"/try-it-on?item={chosen}"), "tryon-items")
+    assert re.search(r'aria-pressed="true"[^>]*data-replay="tryon-item:' + re.escape(chosen), linked)
+    assert linked.index(chosen) < linked.index(re.findall(r'data-replay="tryon-item:([^"]+)"', served)[0])

@@ -40,7 +40,9 @@ _BAR_FAULTS = """(header) => {
     for (const el of bar.querySelectorAll('a, button')) {
         const r = el.getBoundingClientRect();
         if (r.width === 0 || r.height === 0) continue;
-        if (r.left < -1 || r.right > window.innerWidth + 1) faults.push(`${el.outerHTML.slice(0, 60)} leaves the window`);
+        if (r.left < -1 || r.right > window.innerWidth + 1) {
+            faults.push(`${el.outerHTML.slice(0, 60)} leaves the window`);
+        }
     }
     if (bar.scrollWidth > bar.clientWidth + 1) faults.push('the bar scrolls sideways');
     return faults;
@@ -128,3 +130,26 @@ def test_typing_in_the_listing_search_keeps_the_query_in_the_url(page: Page) -> 
     listing_search(page).fill("")
     expect(page).to_have_url(re.compile(r"/products$"))
     expect(cards).to_have_count(PRODUCTS_PAGE_SIZE)
+
+
+def test_the_frame_the_brand_and_the_footer_draw_from_static_classes(page: Page) -> None:
+    """The parts on every page carry the store's classes (assets/styles.css), not classes Emotion
+    generates and inserts while the app starts; and they look as they did."""
+    open_page(page, "/products")
+    generated = page.evaluate(
+        """() => [...document.querySelectorAll('[data-hydrated], header, header > div:first-child, .sf-brand,'
+            + ' .sf-brand *, footer, footer *')]
+            .filter((el) => [...el.classList].some((c) => c.startsWith('css-')))
+            .map((el) => el.outerHTML.slice(0, 120))"""
+    )
+    assert generated == []
+    header = page.locator("header")
+    expect(header).to_have_css("position", "sticky")
+    expect(header).to_have_css("backdrop-filter", "blur(8px)")
+    expect(page.locator(".sf-brand-title")).to_have_css("color", "rgb(155, 17, 30)")
+    expect(page.locator(".sf-brand-title")).to_have_css("font-weight", "800")
+    footer_link = page.locator("footer").get_by_role("link", name="Order status")
+    expect(footer_link).to_have_css("font-size", "13.6px")
+    colour = footer_link.evaluate("(a) => getComputedStyle(a).color")
+    footer_link.hover()
+    expect(footer_link).not_to_have_css("color", colour)  # sf-link's hover

@@ -10,8 +10,9 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, Route, expect
 
-from storefront.html_first import APP_START_MARK, HYDRATED_MARK
+from storefront.web.html_first import APP_START_MARK, HYDRATED_MARK
 from tests.e2e.conftest import StoreServer
+from tests.e2e.test_events_page import FEATURED, ROUTE as EVENTS_ROUTE, store_events  # noqa: F401 (a fixture)
 from tests.e2e.test_first_view import _first_product
 from tests.e2e.test_shopping import add_to_cart
 
@@ -145,3 +146,31 @@ def test_an_empty_cart_paints_as_empty_before_the_app_starts(page: Page, held_en
     expect(page.get_by_text("Your cart is empty", exact=True)).to_be_visible()
     expect(page.locator(".sf-cart-pending")).to_be_hidden()
     assert page.evaluate(f"() => performance.getEntriesByName('{HYDRATED_MARK}').length") == 0
+
+
+@pytest.mark.usefixtures("store_events")
+def test_an_event_card_tapped_before_the_app_is_ready_opens_its_details_once_ready(
+    page: Page, held_entry: list[Route],
+) -> None:
+    _slow_cpu(page)
+    page.goto(EVENTS_ROUTE, wait_until="commit")
+    served = page.locator("[data-first-view] [data-testid=event-card]").filter(has_text=FEATURED["title"])
+    served.get_by_role("button", name="View details").click()
+    assert page.evaluate("() => window.__storefront.ready") is False
+    release(page, held_entry)
+    dialog = page.get_by_test_id("event-dialog")
+    expect(dialog).to_be_visible()
+    expect(dialog.get_by_role("heading", name=FEATURED["title"])).to_be_visible()
+
+
+def test_an_item_tapped_before_the_app_is_ready_is_chosen_once_ready(page: Page, held_entry: list[Route]) -> None:
+    _slow_cpu(page)
+    page.goto("/try-it-on", wait_until="commit")
+    served = page.locator("[data-first-view] [data-testid=tryon-item]").nth(1)
+    key = served.get_attribute("data-replay")
+    served.click()
+    assert page.evaluate("() => window.__storefront.ready") is False
+    release(page, held_entry)
+    chosen = page.locator(f"[data-testid=tryon-item][data-replay='{key}']")
+    expect(chosen).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("[data-testid=tryon-item][aria-pressed='true']")).to_have_count(1)

@@ -12,7 +12,7 @@ from playwright.sync_api import Page, expect
 
 from storefront.api.static import IMMUTABLE
 from storefront.components.product_card import EAGER_CARDS
-from storefront.served_routes import REVALIDATE
+from storefront.web.served_routes import REVALIDATE
 from tests.e2e.browser import expect_the_placeholder, open_page
 from tests.e2e.conftest import StoreServer
 from tests.e2e.test_shopify_pages import CLASSIC_CREW_TEE
@@ -74,7 +74,7 @@ def test_the_browser_never_fetches_a_product_image_from_anywhere_but_the_store(p
 
 def test_built_files_are_cached_by_their_name_and_pages_are_revalidated(store: StoreServer) -> None:
     html = httpx.get(store.url + "/products").text
-    # The app's chunks are listed on its held script (storefront/html_first.py), not linked.
+    # The app's chunks are listed on its held script (storefront/web/html_first.py), not linked.
     scripts = re.findall(r'(/assets/[^"\s]+\.js)', html)
     assert scripts, "no hashed scripts in the page"
     assert httpx.get(store.url + scripts[0]).headers["cache-control"] == IMMUTABLE

@@ -1,7 +1,7 @@
 """The newsletter in a real browser: the home page's sign-up, then the confirm link from the email."""
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 from playwright.sync_api import Page, expect
@@ -54,7 +54,7 @@ def test_the_orders_tab_counts_confirmed_subscribers_and_exports_them(admin: Pag
     engine = create_engine(store.db_url)
     try:
         with Session(engine) as session:
-            session.add(NewsletterSubscriber(email="grace@example.com", confirmed_at=datetime.now(timezone.utc)))
+            session.add(NewsletterSubscriber(email="grace@example.com", confirmed_at=datetime.now(UTC)))
             session.add(NewsletterSubscriber(email="waiting@example.com"))
             session.commit()
         with Session(engine) as session:
@@ -67,7 +67,8 @@ def test_the_orders_tab_counts_confirmed_subscribers_and_exports_them(admin: Pag
         admin.get_by_role("button", name="Export Subscribers").click()
     download = downloaded.value
     assert download.suggested_filename == "newsletter-subscribers.csv"
-    lines = open(download.path(), encoding="utf-8").read().splitlines()
+    with open(download.path(), encoding="utf-8") as file:
+        lines = file.read().splitlines()
     assert lines[0] == "Email,Confirmed At (UTC)"
     assert sorted(line.split(",")[0] for line in lines[1:]) == sorted(confirmed)
     assert "waiting@example.com" not in lines

@@ -18,8 +18,8 @@ from storefront.models import MailMessage, Order
 from storefront.state.order_status import LINK_INVALID
 from tests.e2e.browser import open_page
 from tests.e2e.conftest import StoreServer
-from tests.ordering import GOOD_CARD, order_payload, pick
 from tests.e2e.test_shopping import TEST_CARD, add_to_cart, fill_checkout, open_checkout, place_order, product_links
+from tests.ordering import GOOD_CARD, order_payload, pick
 
 NOT_FOUND = "We couldn't find an order with that number and email."
 
@@ -35,16 +35,49 @@ def buy_a_tee(page: Page) -> str:
     # The order has an email, so its confirmation was queued and the toast says so.
     expect(page.get_by_text("Order placed successfully!", exact=True)).to_be_visible()
     expect(toast).to_contain_text("confirmation email")
-    return re.search(r"SF-\d+", toast.inner_text()).group(0)
+    number = re.search(r"SF-\d+", toast.inner_text()).group(0)
+    # The checkout ends on the order's own page, at the signed address its email carries.
+    expect(page).to_have_url(re.compile(rf"/order-status\?order={number}&key=\d+\.[\w-]+$"))
+    return number
 
 
 def expect_order_shown(page: Page, number: str) -> None:
     card = page.get_by_test_id("order-card")
     expect(card.get_by_test_id("order-number")).to_have_text(f"Order {number}")
-    expect(card.get_by_test_id("order-status")).to_have_text("Processing")
-    expect(card.get_by_test_id("payment-status")).to_have_text("Paid")
+    # The demo provider starts printing within seconds: one of the two, each with its sentence.
+    expect(card.get_by_test_id("order-status")).to_have_text(re.compile(r"^(Confirmed|Printing)$"))
+    expect(card.get_by_test_id("status-text")).to_have_text(
+        re.compile(r"^(We have your order and are preparing it for printing\.|Your order is being printed\.)$")
+    )
     expect(card.get_by_test_id("order-line")).to_have_count(1)
     expect(card.get_by_test_id("order-line")).to_contain_text("Size: M")
+
+
+def expect_thank_you(page: Page, number: str, street: str = "1 Main Street") -> None:
+    """The thank-you page: number, lines with their pictures, totals, address, where the email went."""
+    expect_order_shown(page, number)
+    card = page.get_by_test_id("order-card")
+    expect(card.get_by_test_id("thank-you")).to_have_text("Thank you for your order!")
+    expect(card.get_by_test_id("confirmation-to")).to_have_text("We sent a confirmation to ada@example.com.")
+    expect(card.get_by_test_id("order-line").get_by_role("img")).to_have_count(1)
+    expect(card.get_by_text(re.compile(r"^\$\d+\.\d\d$")).last).to_be_visible()
+    expect(card.get_by_test_id("ship-to")).to_contain_text(street)
+    expect(card.get_by_test_id("keep-shopping")).to_have_attribute("href", "/products")
+
+
+def test_a_paid_checkout_ends_on_the_thank_you_page_which_a_reload_keeps(page: Page, phone_page: Page) -> None:
+    number = buy_a_tee(page)
+    expect_thank_you(page, number)
+    address = page.url
+    page.reload()
+    page.wait_for_selector("[data-hydrated='true']", state="attached")
+    expect_thank_you(page, number)
+    # The link is the key: another browser holding it sees the same order; without it, nothing.
+    phone_page.goto(address)
+    phone_page.wait_for_selector("[data-hydrated='true']", state="attached")
+    expect_thank_you(phone_page, number)
+    open_page(phone_page, f"/order-status?order={number}")
+    expect(phone_page.get_by_test_id("order-card")).to_have_count(0)
 
 
 def look_up(page: Page, number: str, email: str) -> None:
@@ -111,19 +144,30 @@ def _paid_order_through_the_api(store: StoreServer) -> tuple[str, str]:
     try:
         tee = pick(engine)
         with httpx.Client(base_url=store.url, timeout=30, trust_env=False) as client:
-            placed = client.post("/api/printify/orders", json=order_payload((tee, 1)), headers={"Idempotency-Key": f"mail-link-{uuid.uuid4().hex}"})
+            placed = client.post(
+                "/api/printify/orders",
+                json=order_payload((tee, 1)),
+                headers={"Idempotency-Key": f"mail-link-{uuid.uuid4().hex}"},
+            )
             assert placed.status_code == 201, placed.text
             number, token = placed.json()["order"]["id"], placed.json()["accessToken"]
             paid = client.post(
                 f"/api/printify/orders/{number}/process-payment",
-                json={"paymentId": f"pay_{uuid.uuid4().hex}", "shopId": "store", "paymentMethod": "card", "cardData": GOOD_CARD},
+                json={
+                    "paymentId": f"pay_{uuid.uuid4().hex}",
+                    "shopId": "store",
+                    "paymentMethod": "card",
+                    "cardData": GOOD_CARD,
+                },
                 headers={"X-Order-Token": token},
             )
             assert paid.status_code == 200, paid.text
         with Session(engine) as session:
             order = session.exec(select(Order).where(col(Order.number) == number)).one()
             mail = session.exec(
-                select(MailMessage).where(col(MailMessage.order_id) == order.id, col(MailMessage.kind) == "order-confirmed")
+                select(MailMessage).where(
+                    col(MailMessage.order_id) == order.id, col(MailMessage.kind) == "order-confirmed"
+                )
             ).one()
     finally:
         engine.dispose()
@@ -140,7 +184,7 @@ def test_the_link_in_the_confirmation_email_opens_the_order_and_a_forged_one_doe
     # A browser that never saw the order (no token kept) opens it from the email.
     phone_page.goto(link)
     phone_page.wait_for_selector("[data-hydrated='true']", state="attached")
-    expect_order_shown(phone_page, number)
+    expect_thank_you(phone_page, number, "12 Analytical Row")
     expect(phone_page.get_by_test_id("link-error")).to_have_count(0)
 
     forged = re.sub(r"key=[^&]+", "key=0.forged", link)
@@ -152,3 +196,33 @@ def test_the_link_in_the_confirmation_email_opens_the_order_and_a_forged_one_doe
     open_page(phone_page, other.removeprefix(store.url))
     expect(phone_page.get_by_test_id("link-error")).to_have_text(LINK_INVALID)
     expect(phone_page.get_by_test_id("order-card")).to_have_count(0)
+
+
+def test_after_a_refund_following_shipment_the_page_shows_one_status_and_no_alarm(
+    store: StoreServer, phone_page: Page
+) -> None:
+    number, link = _paid_order_through_the_api(store)
+    engine = create_engine(store.db_url)
+    try:
+        with Session(engine) as session:
+            order = session.exec(select(Order).where(col(Order.number) == number)).one()
+            # Where a refund after shipment leaves the order: shipped, refunded in full, and a note
+            # for staff that the print order could not be cancelled.
+            order.status, order.printify_status, order.payment_status = "fulfilled", "fulfilled", "refunded"
+            order.refunded_cents, order.tracking_number = order.total_cents, "9400111"
+            order.shipped_at = order.created_at
+            order.attention_reason = "Refunded while the print provider was already printing it: Operation failed."
+            session.add(order)
+            session.commit()
+    finally:
+        engine.dispose()
+    phone_page.goto(link)
+    phone_page.wait_for_selector("[data-hydrated='true']", state="attached")
+    card = phone_page.get_by_test_id("order-card")
+    expect(card.get_by_test_id("order-status")).to_have_text("Refunded")
+    expect(card.get_by_test_id("order-status")).to_have_count(1)
+    expect(card.get_by_test_id("status-text")).to_have_text(re.compile(r"will still be delivered to you\.$"))
+    expect(card.get_by_test_id("tracking-number")).to_contain_text("9400111")
+    expect(card.get_by_text(re.compile("problem|Operation failed", re.I))).to_have_count(0)
+    # A refunded order is no longer thanked for, nor told what happens next: its status says it all.
+    expect(card.get_by_test_id("thank-you")).to_have_count(0)

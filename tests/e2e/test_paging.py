@@ -12,8 +12,8 @@ from storefront.db import make_engine, migrate
 from storefront.services.catalog.sync import upsert_product
 from storefront.state.catalog import PRODUCTS_PAGE_SIZE
 from tests.e2e.browser import open_page
-from tests.e2e.conftest import StoreProcess, StoreServer, reconfigured_store
-from tests.unit.test_catalog import printify_product
+from tests.e2e.conftest import SharedStore, StoreProcess, StoreServer, shared_store
+from tests.unit.catalog.test_catalog import printify_product
 
 pytestmark = pytest.mark.reconfigures_store
 
@@ -42,6 +42,19 @@ def seed_large_catalogue(data_dir: Path) -> None:
     engine.dispose()
 
 
+@pytest.fixture(scope="module")
+def large_catalogue(store: StoreServer, tmp_path_factory: pytest.TempPathFactory) -> SharedStore:
+    """The demo store's settings on a database of CATALOGUE_SIZE products, seeded once: its tests only read it."""
+    shared = shared_store(tmp_path_factory, "large-catalogue", {})
+    seed_large_catalogue(shared.data_dir)
+    return shared
+
+
+@pytest.fixture
+def large_store(store_process: StoreProcess, large_catalogue: SharedStore) -> StoreServer:
+    return large_catalogue.serve(store_process)
+
+
 def record_frames(page: Page) -> list[int]:
     """Sizes in bytes of every websocket frame the page receives from the store."""
     sizes: list[int] = []
@@ -57,36 +70,32 @@ def record_frames(page: Page) -> list[int]:
 
 
 def test_load_more_appends_one_page_and_every_update_stays_under_budget_with_1000_products(
-    page: Page, store: StoreServer, store_process: StoreProcess, tmp_path: Path
+    page: Page, large_store: StoreServer
 ) -> None:
-    seed_large_catalogue(tmp_path)
-    with reconfigured_store(store, store_process, tmp_path, {}):
-        frames = record_frames(page)
-        open_page(page, "/products")
-        cards = page.get_by_test_id("product-card")
-        expect(cards).to_have_count(PRODUCTS_PAGE_SIZE)
-        for pages in range(2, LOAD_MORES + 2):
-            page.get_by_role("button", name="Load More").click()
-            expect(cards).to_have_count(pages * PRODUCTS_PAGE_SIZE)
-        names = cards.get_by_test_id("product-name").all_inner_texts()
-        assert len(set(names)) == len(names), "a Load More repeated a product"
-        assert frames, "no websocket frames were recorded"
-        assert max(frames) <= UPDATE_BUDGET_BYTES, f"largest update {max(frames)} bytes: {sorted(frames)[-5:]}"
-        print(f"\nlisting updates with {CATALOGUE_SIZE} products: largest {max(frames)} bytes over {len(frames)} frames")
+    frames = record_frames(page)
+    open_page(page, "/products")
+    cards = page.get_by_test_id("product-card")
+    expect(cards).to_have_count(PRODUCTS_PAGE_SIZE)
+    for pages in range(2, LOAD_MORES + 2):
+        page.get_by_role("button", name="Load More").click()
+        expect(cards).to_have_count(pages * PRODUCTS_PAGE_SIZE)
+    names = cards.get_by_test_id("product-name").all_inner_texts()
+    assert len(set(names)) == len(names), "a Load More repeated a product"
+    assert frames, "no websocket frames were recorded"
+    assert max(frames) <= UPDATE_BUDGET_BYTES, f"largest update {max(frames)} bytes: {sorted(frames)[-5:]}"
+    print(
+        f"\nlisting updates with {CATALOGUE_SIZE} products: largest {max(frames)} bytes over {len(frames)} frames"
+    )
 
 
-def test_a_collection_page_loads_more_and_counts_every_product(
-    page: Page, store: StoreServer, store_process: StoreProcess, tmp_path: Path
-) -> None:
-    seed_large_catalogue(tmp_path)  # every bulk product derives to swdnn (its tags say SWDNN)
-    with reconfigured_store(store, store_process, tmp_path, {}):
-        open_page(page, "/collections")
-        expect(page.get_by_test_id("product-count")).to_have_text(f"{CATALOGUE_SIZE} products")
-        cards = page.get_by_test_id("product-card")
-        expect(cards).to_have_count(PRODUCTS_PAGE_SIZE)
-        page.get_by_role("button", name="Load More").click()
-        expect(cards).to_have_count(2 * PRODUCTS_PAGE_SIZE)
-        open_page(page, "/collections/swdnn")
-        expect(cards).to_have_count(PRODUCTS_PAGE_SIZE)
-        page.get_by_role("button", name="Load More").click()
-        expect(cards).to_have_count(2 * PRODUCTS_PAGE_SIZE)
+def test_a_collection_page_loads_more_and_counts_every_product(page: Page, large_store: StoreServer) -> None:
+    open_page(page, "/collections")
+    expect(page.get_by_test_id("product-count")).to_have_text(f"{CATALOGUE_SIZE} products")
+    cards = page.get_by_test_id("product-card")
+    expect(cards).to_have_count(PRODUCTS_PAGE_SIZE)
+    page.get_by_role("button", name="Load More").click()
+    expect(cards).to_have_count(2 * PRODUCTS_PAGE_SIZE)
+    open_page(page, "/collections/swdnn")  # every bulk product derives to swdnn (its tags say SWDNN)
+    expect(cards).to_have_count(PRODUCTS_PAGE_SIZE)
+    page.get_by_role("button", name="Load More").click()
+    expect(cards).to_have_count(2 * PRODUCTS_PAGE_SIZE)

@@ -126,3 +126,9 @@ def test_pressing_margins_brings_the_margins_card_into_view_on_a_phone(phone_pag
     expect(heading).to_have_text(f"Margins: {title}")
     expect(heading).to_be_in_viewport()
     expect(phone_page.get_by_test_id("margins").get_by_test_id("margin-row").first).to_be_visible()
+
+
+def test_every_collection_tab_is_on_screen_and_opens_on_a_phone(phone_page: Page) -> None:
+    open_page(phone_page, "/collections")
+    for label in ["SWDNN", "HWDKN", "HWDRN", "HWDZN", "HWDPN"]:
+        _expect_on_screen_and_opens(phone_page, phone_page.get_by_role("tab", name=label, exact=True))

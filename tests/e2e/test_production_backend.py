@@ -1,6 +1,7 @@
-"""The README's production backend command, run as written: `reflex run --env prod --backend-only`
-on PostgreSQL and Redis. Reflex's production server imports the app once and forks its workers from
-it; every worker must hold its background jobs as itself, not as the parent it was forked from."""
+"""The production backend command of docs/production.md (step 4), run as written:
+`reflex run --env prod --backend-only` on PostgreSQL and Redis. Reflex's production server imports
+the app once and forks its workers from it; every worker must hold its background jobs as itself,
+not as the parent it was forked from."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from sqlalchemy import text
 from storefront.config import PROJECT_ROOT
 from storefront.db import make_engine
 from storefront.services.events.upload_sweep import SWEEP_JOB
-from storefront.storefront import IMAGES_JOB
 from storefront.services.orders.order_tracking import TRACKING_JOB
+from storefront.storefront import IMAGES_JOB
 from tests.e2e.conftest import PRINTIFY_SETTINGS
 from tests.e2e.workers import poll, postgres_database
 from tests.serving import free_port, stop_process

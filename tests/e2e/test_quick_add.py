@@ -51,3 +51,21 @@ def test_quick_add_menu_adds_the_chosen_size_at_that_sizes_price(page: Page) -> 
     expect(line).to_contain_text(name)
     expect(line).to_contain_text("Size: L")
     expect(line.get_by_text(expected_price, exact=True).first).to_be_visible()
+
+
+def test_a_listing_mounts_one_menu_only_when_a_quick_add_is_used_and_the_keyboard_opens_it(page: Page) -> None:
+    card = multi_size_card(page)
+    menu_triggers = page.locator("[data-replay^='quick-add:'][data-state]")  # Radix marks its triggers
+    expect(menu_triggers).to_have_count(0)
+
+    quick_add = card.get_by_role("button", name="Quick Add")
+    quick_add.focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("menu")).to_be_visible()
+    expect(menu_triggers).to_have_count(1)
+    page.keyboard.press("Escape")
+    expect(page.get_by_role("menu")).to_have_count(0)
+
+    card.get_by_role("button", name="Quick Add").click()
+    page.get_by_role("menuitem", name="L", exact=True).click()
+    expect(badge_count(page)).to_have_text("1")

@@ -51,7 +51,9 @@ class Problems:
         violations = self.page.evaluate("() => window.__violations || []")
         found = [*self.errors, *(f"{self.page.url}: CSP {v}" for v in violations)]
         # The not-found page's own 404 is reported as a failed load; nothing else may be.
-        return [p for p in found if not (p.endswith(NOT_FOUND_STATUS) and urlsplit(p.split(": ", 1)[0]).path == NOT_FOUND)]
+        return [
+            p for p in found if not (p.endswith(NOT_FOUND_STATUS) and urlsplit(p.split(": ", 1)[0]).path == NOT_FOUND)
+        ]
 
 
 @pytest.fixture
@@ -112,7 +114,11 @@ def test_another_origin_is_not_answered_with_credentials_but_the_store_itself_is
         assert own.headers["access-control-allow-credentials"] == "true"
     preflight = httpx.options(
         store.url + "/api/orders/lookup",
-        headers={"Origin": EVIL, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type"},
+        headers={
+            "Origin": EVIL,
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "content-type",
+        },
     )
     assert "access-control-allow-origin" not in preflight.headers
 

@@ -7,13 +7,13 @@ import pytest
 from playwright.sync_api import Page, expect
 from sqlmodel import Session
 
-from storefront.collections import COLLECTIONS
 from storefront.components.header import MOBILE_LINKS
 from storefront.config import PROJECT_ROOT
 from storefront.db import make_engine
-from storefront.page_texts import page_title
 from storefront.services.catalog import catalog
 from storefront.services.catalog.catalog import SAMPLE_PRODUCTS_BY_ID
+from storefront.services.collections import COLLECTIONS
+from storefront.web.page_texts import page_title
 from tests.e2e.browser import open_page
 from tests.e2e.conftest import StoreServer
 
@@ -21,7 +21,8 @@ from tests.e2e.conftest import StoreServer
 NOT_BUILT_YET: set[str] = set()
 
 PRERENDERED_PAGES = ["/", "/products", "/new-arrivals", "/collections", "/cart", "/order-status",
-                     "/tours-and-events", *[c.route for c in COLLECTIONS]]
+                     "/tours-and-events", *[c.route for c in COLLECTIONS], "/policies/privacy", "/policies/terms",
+                     "/policies/refunds", "/policies/shipping", "/contact"]
 
 
 def _links_on(page: Page, path: str) -> set[str]:

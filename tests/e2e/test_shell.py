@@ -4,7 +4,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from storefront.collections import COLLECTIONS
+from storefront.services.collections import COLLECTIONS
 from tests.e2e.browser import open_page
 
 GESTURE = "admin-gesture"

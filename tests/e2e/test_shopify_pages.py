@@ -4,6 +4,7 @@ and on the fake Shopify's Storefront GraphQL API."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from storefront.services.shopify.catalogue import PRODUCT_FAILED, PRODUCTS_FAILE
 from storefront.state.shopify import STORE_PAGE_SIZE
 from tests.e2e.admin import sign_in
 from tests.e2e.browser import expect_the_placeholder, open_page
-from tests.e2e.conftest import StoreProcess, StoreServer, reconfigured_store
+from tests.e2e.conftest import SharedStore, StoreProcess, StoreServer, reconfigured_store, shared_store
 from tests.fakes.shopify_server import FIRST_PRODUCT_ID, FakeShopifyServer
 
 # The demo catalogue's products (storefront/services/shopify/demo.py).
@@ -30,6 +31,10 @@ STAND_IN_PICTURE = PROJECT_ROOT / "assets" / "apple-touch-icon.png"
 # The fake Shopify's products (tests/fakes/shopify_server.py SEED, in id order).
 FAKE_TEE = FIRST_PRODUCT_ID  # Nupe Founders Tee, sizes S to XL
 FAKE_CAP = FIRST_PRODUCT_ID + 3  # Nupe Diamond Cap, one variant
+# The connected store keeps Shopify's answers 30 s (services/shopify/graphql.py) and its tests share it:
+# a test that changes a product, or makes reading it fail, uses one no other test of the module opens.
+FAKE_KAPPA_TEE = FIRST_PRODUCT_ID + 6  # Kappa Diamond Tee, sizes S to XL
+FAKE_KAPPA_CAP = FIRST_PRODUCT_ID + 9  # Kappa Crimson Cap, one variant
 DEMO_NOT_FOR_SALE = "Demo catalogue: this item cannot be bought here"
 SHOPPER_DEMO_TEXT = "These are sample products to browse: they cannot be bought here."
 HOSTILE_SEARCH = 'tee" OR title:*'
@@ -173,126 +178,143 @@ def shopify_settings(fake: FakeShopifyServer, token: str) -> dict[str, str]:
     return {"SHOPIFY_STORE_DOMAIN": fake.domain, "SHOPIFY_STOREFRONT_TOKEN": token, "SHOPIFY_API_BASE": fake.base_url}
 
 
+@pytest.fixture(scope="module")
+def shared_fake() -> Iterator[FakeShopifyServer]:
+    with FakeShopifyServer() as fake:
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def connected(shared_fake: FakeShopifyServer, tmp_path_factory: pytest.TempPathFactory) -> SharedStore:
+    return shared_store(tmp_path_factory, "shopify-connected", shopify_settings(shared_fake, shared_fake.token))
+
+
+@pytest.fixture
+def fake(
+    store: StoreServer, store_process: StoreProcess, shared_fake: FakeShopifyServer, connected: SharedStore
+) -> FakeShopifyServer:
+    """The module's fake Shopify, reset to its seed (no faults, nothing recorded), with the store
+    connected to it: one store for the tests of this configuration."""
+    shared_fake.reset()
+    connected.serve(store_process)
+    return shared_fake
+
+
 @pytest.mark.reconfigures_store
 def test_a_connected_store_enables_add_to_cart_and_adds_a_variant_with_quantity_three(
-    page: Page, store: StoreServer, store_process: StoreProcess, tmp_path: Path
+    page: Page, fake: FakeShopifyServer
 ) -> None:
-    with FakeShopifyServer() as fake, reconfigured_store(store, store_process, tmp_path, shopify_settings(fake, fake.token)):
-        open_page(page, f"/shopify/product/{FAKE_CAP}")
-        expect(page.get_by_role("heading", name="Nupe Diamond Cap")).to_be_visible()
-        expect(page.get_by_role("button", name="Add to Cart")).to_be_enabled()  # one variant: chosen already
-        expect(page.get_by_text(DEMO_NOT_FOR_SALE)).to_have_count(0)
+    open_page(page, f"/shopify/product/{FAKE_CAP}")
+    expect(page.get_by_role("heading", name="Nupe Diamond Cap")).to_be_visible()
+    expect(page.get_by_role("button", name="Add to Cart")).to_be_enabled()  # one variant: chosen already
+    expect(page.get_by_text(DEMO_NOT_FOR_SALE)).to_have_count(0)
 
-        open_page(page, f"/shopify/product/{FAKE_TEE}")
-        add = page.get_by_role("button", name="Add to Cart")
-        expect(add).to_be_disabled()  # no size chosen yet
-        page.get_by_role("combobox", name="Size").click()
-        page.get_by_role("option", name="XL", exact=True).click()
-        expect(add).to_be_enabled()
-        for _ in range(2):
-            page.get_by_role("button", name="Increase quantity").click()
-        expect(page.get_by_test_id("store-quantity")).to_have_text("3")
-        add.click()
-        expect(page.get_by_text("Added to Cart", exact=True)).to_be_visible()
+    open_page(page, f"/shopify/product/{FAKE_TEE}")
+    add = page.get_by_role("button", name="Add to Cart")
+    expect(add).to_be_disabled()  # no size chosen yet
+    page.get_by_role("combobox", name="Size").click()
+    page.get_by_role("option", name="XL", exact=True).click()
+    expect(add).to_be_enabled()
+    for _ in range(2):
+        page.get_by_role("button", name="Increase quantity").click()
+    expect(page.get_by_test_id("store-quantity")).to_have_text("3")
+    add.click()
+    expect(page.get_by_text("Added to Cart", exact=True)).to_be_visible()
 
-        open_page(page, "/cart")
-        line = page.get_by_test_id("cart-line")
-        expect(line).to_have_count(1)
-        expect(line).to_contain_text("Nupe Founders Tee")
-        expect(line).to_contain_text("XL")
-        expect(line.get_by_test_id("line-quantity")).to_have_text("3")
+    open_page(page, "/cart")
+    line = page.get_by_test_id("cart-line")
+    expect(line).to_have_count(1)
+    expect(line).to_contain_text("Nupe Founders Tee")
+    expect(line).to_contain_text("XL")
+    expect(line.get_by_test_id("line-quantity")).to_have_text("3")
 
 
 @pytest.mark.reconfigures_store
 def test_a_connected_store_shows_no_banner_pages_with_load_more_and_cdn_srcsets(
-    page: Page, store: StoreServer, store_process: StoreProcess, tmp_path: Path
+    page: Page, fake: FakeShopifyServer
 ) -> None:
     # The CDN is out of reach here: a picture stands in for it, so the images load and keep their srcset.
     page.route(CDN_IMAGES, lambda route: route.fulfill(path=STAND_IN_PICTURE))
-    with FakeShopifyServer() as fake, reconfigured_store(store, store_process, tmp_path, shopify_settings(fake, fake.token)):
-        active = len(fake.active_products())
-        assert active > STORE_PAGE_SIZE
-        open_page(page, "/shopify")
-        cards = page.get_by_test_id("store-product-card")
-        expect(cards).to_have_count(STORE_PAGE_SIZE)
-        for banner in ("store-demo-banner", "store-config-banner", "store-error-banner"):
-            expect(page.get_by_test_id(banner)).to_have_count(0)
-        image = cards.first.locator("img")
-        expect(image).to_have_attribute("srcset", re.compile(r"cdn\.shopify\.com/.*width=320 320w, .*width=640 640w"))
-        page.get_by_role("button", name="Load More").click()
-        expect(cards).to_have_count(active)
-        titles = card_titles(page)
-        assert len(set(titles)) == len(titles), "Load More repeated a product"
-        expect(page.get_by_role("button", name="Load More")).to_have_count(0)
+    active = len(fake.active_products())
+    assert active > STORE_PAGE_SIZE
+    open_page(page, "/shopify")
+    cards = page.get_by_test_id("store-product-card")
+    expect(cards).to_have_count(STORE_PAGE_SIZE)
+    for banner in ("store-demo-banner", "store-config-banner", "store-error-banner"):
+        expect(page.get_by_test_id(banner)).to_have_count(0)
+    image = cards.first.locator("img")
+    expect(image).to_have_attribute("srcset", re.compile(r"cdn\.shopify\.com/.*width=320 320w, .*width=640 640w"))
+    page.get_by_role("button", name="Load More").click()
+    expect(cards).to_have_count(active)
+    titles = card_titles(page)
+    assert len(set(titles)) == len(titles), "Load More repeated a product"
+    expect(page.get_by_role("button", name="Load More")).to_have_count(0)
 
-        # The store starts failing with 5xx: after the client's bounded retries, the spec's toast.
-        fake.fail_with(503, times=None, match="StoreProducts")
-        page.get_by_placeholder("Search by title...").fill("zz-not-cached")
-        toast = page.locator("[data-sonner-toast]")
-        expect(toast.get_by_text("Error Loading Products", exact=True)).to_be_visible(timeout=20_000)
-        expect(toast.get_by_text(PRODUCTS_FAILED, exact=True)).to_be_visible()
+    # The store starts failing with 5xx: after the client's bounded retries, the spec's toast.
+    fake.fail_with(503, times=None, match="StoreProducts")
+    page.get_by_placeholder("Search by title...").fill("zz-not-cached")
+    toast = page.locator("[data-sonner-toast]")
+    expect(toast.get_by_text("Error Loading Products", exact=True)).to_be_visible(timeout=20_000)
+    expect(toast.get_by_text(PRODUCTS_FAILED, exact=True)).to_be_visible()
 
-        # Shopify's bot protection (430): not retried, the product page's toast at once.
-        fake.clear_faults()
-        fake.fail_with(430, times=None, match="StoreProductById")
-        open_page(page, f"/shopify/product/{FAKE_CAP}")
-        expect(toast.get_by_text("Error Loading Product", exact=True)).to_be_visible()
-        expect(toast.get_by_text(PRODUCT_FAILED, exact=True)).to_be_visible()
-        assert {r.status for r in fake.requests_to("storefront", "StoreProductById")} == {430}
+    # Shopify's bot protection (430): not retried, the product page's toast at once.
+    fake.clear_faults()
+    fake.fail_with(430, times=None, match="StoreProductById")
+    open_page(page, f"/shopify/product/{FAKE_KAPPA_CAP}")
+    expect(toast.get_by_text("Error Loading Product", exact=True)).to_be_visible()
+    expect(toast.get_by_text(PRODUCT_FAILED, exact=True)).to_be_visible()
+    assert {r.status for r in fake.requests_to("storefront", "StoreProductById")} == {430}
 
 
 @pytest.mark.reconfigures_store
 def test_a_connected_store_searches_filters_by_collection_and_shows_every_variant(
-    page: Page, store: StoreServer, store_process: StoreProcess, tmp_path: Path
+    page: Page, fake: FakeShopifyServer
 ) -> None:
-    with FakeShopifyServer() as fake, reconfigured_store(store, store_process, tmp_path, shopify_settings(fake, fake.token)):
-        (hostile,) = fake.add_products(1, title=f"Retro {HOSTILE_SEARCH} Shirt")
-        variant_ids = fake.set_variant_count(FAKE_TEE, 300)
-        open_page(page, "/shopify")
-        cards = page.get_by_test_id("store-product-card")
-        expect(cards).to_have_count(STORE_PAGE_SIZE)
+    (hostile,) = fake.add_products(1, title=f"Retro {HOSTILE_SEARCH} Shirt")
+    variant_ids = fake.set_variant_count(FAKE_KAPPA_TEE, 300)
+    open_page(page, "/shopify")
+    cards = page.get_by_test_id("store-product-card")
+    expect(cards).to_have_count(STORE_PAGE_SIZE)
 
-        # Quotes, a colon and OR in the text do not change the search: one title holds exactly that.
-        page.get_by_placeholder("Search by title...").fill(HOSTILE_SEARCH)
-        expect(cards).to_have_count(1)
-        expect(cards.first.get_by_role("link").first).to_have_attribute("href", f"/shopify/product/{hostile}")
-        searches = [r.variables.get("query") for r in fake.requests_to("storefront", "StoreProducts")]
-        assert 'title:"tee\\" OR title\\:*"' in searches
+    # Quotes, a colon and OR in the text do not change the search: one title holds exactly that.
+    page.get_by_placeholder("Search by title...").fill(HOSTILE_SEARCH)
+    expect(cards).to_have_count(1)
+    expect(cards.first.get_by_role("link").first).to_have_attribute("href", f"/shopify/product/{hostile}")
+    searches = [r.variables.get("query") for r in fake.requests_to("storefront", "StoreProducts")]
+    assert 'title:"tee\\" OR title\\:*"' in searches
 
-        page.get_by_placeholder("Search by title...").fill("")
-        expect(cards).to_have_count(STORE_PAGE_SIZE)
-        page.get_by_role("combobox", name="Collection").click()
-        page.get_by_role("option", name="Caps", exact=True).click()
-        expect(cards).to_have_count(5)
-        assert all(title.endswith("Cap") for title in card_titles(page))
+    page.get_by_placeholder("Search by title...").fill("")
+    expect(cards).to_have_count(STORE_PAGE_SIZE)
+    page.get_by_role("combobox", name="Collection").click()
+    page.get_by_role("option", name="Caps", exact=True).click()
+    expect(cards).to_have_count(5)
+    assert all(title.endswith("Cap") for title in card_titles(page))
 
-        open_page(page, f"/shopify/product/{FAKE_TEE}")
-        expect(page.get_by_role("heading", name="Nupe Founders Tee")).to_be_visible()
-        page.get_by_role("combobox", name="Size").click()
-        options = page.get_by_role("option")
-        expect(options).to_have_count(len(variant_ids))
-        options.last.scroll_into_view_if_needed()
-        options.last.click()
-        expect(page.get_by_role("button", name="Add to Cart")).to_be_enabled()
+    open_page(page, f"/shopify/product/{FAKE_KAPPA_TEE}")
+    expect(page.get_by_role("heading", name="Kappa Diamond Tee")).to_be_visible()
+    page.get_by_role("combobox", name="Size").click()
+    options = page.get_by_role("option")
+    expect(options).to_have_count(len(variant_ids))
+    options.last.scroll_into_view_if_needed()
+    options.last.click()
+    expect(page.get_by_role("button", name="Add to Cart")).to_be_enabled()
 
 
 @pytest.mark.reconfigures_store
-def test_a_cdn_image_that_fails_to_load_shows_the_placeholder(
-    page: Page, store: StoreServer, store_process: StoreProcess, tmp_path: Path
-) -> None:
+def test_a_cdn_image_that_fails_to_load_shows_the_placeholder(page: Page, fake: FakeShopifyServer) -> None:
     page.route(CDN_IMAGES, lambda route: route.fulfill(status=404, content_type="text/plain", body="missing"))
-    with FakeShopifyServer() as fake, reconfigured_store(store, store_process, tmp_path, shopify_settings(fake, fake.token)):
-        open_page(page, "/shopify")
-        image = page.get_by_test_id("store-product-card").first.locator("img")
-        expect_the_placeholder(page, image)
-        expect(image).not_to_have_attribute("srcset", re.compile("."))
+    open_page(page, "/shopify")
+    image = page.get_by_test_id("store-product-card").first.locator("img")
+    expect_the_placeholder(page, image)
+    expect(image).not_to_have_attribute("srcset", re.compile("."))
 
 
 @pytest.mark.reconfigures_store
 def test_a_store_refusing_the_token_shows_the_warning_the_error_banner_and_the_toasts(
-    page: Page, store: StoreServer, store_process: StoreProcess, tmp_path: Path
+    page: Page, store: StoreServer, store_process: StoreProcess, shared_fake: FakeShopifyServer, tmp_path: Path
 ) -> None:
-    with FakeShopifyServer() as fake, reconfigured_store(store, store_process, tmp_path, shopify_settings(fake, "sf_wrong")):
+    shared_fake.reset()
+    with reconfigured_store(store, store_process, tmp_path, shopify_settings(shared_fake, "sf_wrong")):
         open_page(page, "/shopify")
         expect(page.get_by_test_id("store-config-banner")).to_be_visible()
         error_banner = page.get_by_test_id("store-error-banner")
@@ -320,8 +342,12 @@ def _computed(locator: Locator, properties: tuple[str, ...]) -> dict[str, str]:
     )
 
 
-@pytest.mark.parametrize(("product_id", "tag", "marker"), [(CLASSIC_CREW_TEE, "ul", "disc"), (KIDS_CREWNECK, "ol", "decimal")])
-def test_description_lists_keep_their_bullets_or_numbers_and_indent(page: Page, product_id: str, tag: str, marker: str) -> None:
+@pytest.mark.parametrize(
+    ("product_id", "tag", "marker"), [(CLASSIC_CREW_TEE, "ul", "disc"), (KIDS_CREWNECK, "ol", "decimal")]
+)
+def test_description_lists_keep_their_bullets_or_numbers_and_indent(
+    page: Page, product_id: str, tag: str, marker: str
+) -> None:
     open_page(page, f"/shopify/product/{product_id}")
     listing = page.get_by_test_id("store-product-description").locator(tag)
     expect(listing).to_be_visible()

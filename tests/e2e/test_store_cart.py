@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
+from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -12,9 +12,9 @@ from playwright.sync_api import Page, expect
 from storefront.services.shopify.catalogue import parse_product
 from storefront.services.shopify.demo import DemoStoreCatalogue
 from tests.e2e.browser import open_page
-from tests.e2e.conftest import StoreProcess, StoreServer, reconfigured_store
-from tests.fakes.shopify_server import SHOP, FakeShopifyServer
+from tests.e2e.conftest import SharedStore, StoreProcess, StoreServer, shared_store
 from tests.e2e.test_shopping import TEST_CARD, add_to_cart, fill_checkout, open_checkout, place_order, product_links
+from tests.fakes.shopify_server import SHOP, FakeShopifyServer
 
 STORE_NOTE = "The store catalogue is in demo mode: checking out these items needs a connected Shopify store"
 
@@ -36,6 +36,28 @@ def seed_store_line(page: Page, raw: dict, variant: dict, quantity: int = 2) -> 
         "variantGid": f"gid://shopify/ProductVariant/{variant['id']}",
     })
     page.evaluate("lines => localStorage.setItem('cart-storage', JSON.stringify(lines))", lines)
+
+
+@pytest.fixture(scope="module")
+def shared_fake() -> Iterator[FakeShopifyServer]:
+    with FakeShopifyServer() as fake:
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def connected_settings(shared_fake: FakeShopifyServer, tmp_path_factory: pytest.TempPathFactory) -> SharedStore:
+    return shared_store(tmp_path_factory, "shopify-connected", connected(shared_fake))
+
+
+@pytest.fixture
+def fake(
+    store: StoreServer, store_process: StoreProcess, shared_fake: FakeShopifyServer, connected_settings: SharedStore
+) -> FakeShopifyServer:
+    """The module's fake Shopify, reset to its seed, with the store connected to it (shared by the
+    module's tests; its answers' cache does not matter: no two tests read the same product)."""
+    shared_fake.reset()
+    connected_settings.serve(store_process)
+    return shared_fake
 
 
 def dollars(cents: int) -> str:
@@ -93,24 +115,22 @@ def test_a_cart_of_store_lines_only_shows_no_checkout_of_ours(page: Page, tmp_pa
 
 
 @pytest.mark.reconfigures_store
-def test_add_to_cart_on_a_connected_store_product_page_adds_a_store_line(
-    page: Page, store: StoreServer, store_process: StoreProcess, tmp_path: Path
-) -> None:
-    with FakeShopifyServer() as fake:
-        one_variant = next(p for _, p in sorted(fake.products.items()) if p["status"] == "active" and len(p["variants"]) == 1)
-        with reconfigured_store(store, store_process, tmp_path, connected(fake)):
-            open_page(page, f"/shopify/product/{one_variant['id']}")
-            page.get_by_role("button", name="Add to Cart").click()
-            expect(page.get_by_text("Added to Cart", exact=True)).to_be_visible()
-            page.wait_for_function("() => (localStorage.getItem('cart-storage') || '').includes('shopify')")
-            (line,) = json.loads(page.evaluate("() => localStorage.getItem('cart-storage')"))
-            variant = one_variant["variants"][0]
-            assert (line["id"], line["variantId"], line["size"], line["source"], line["variantGid"]) == (
-                str(one_variant["id"]), str(variant["id"]), variant["title"], "shopify",
-                f"gid://shopify/ProductVariant/{variant['id']}")
-            assert line["price"] == float(variant["price"])
-            open_page(page, "/cart")
-            expect(page.get_by_test_id("store-group").get_by_text(one_variant["title"], exact=True)).to_be_visible()
+def test_add_to_cart_on_a_connected_store_product_page_adds_a_store_line(page: Page, fake: FakeShopifyServer) -> None:
+    one_variant = next(
+        p for _, p in sorted(fake.products.items()) if p["status"] == "active" and len(p["variants"]) == 1
+    )
+    open_page(page, f"/shopify/product/{one_variant['id']}")
+    page.get_by_role("button", name="Add to Cart").click()
+    expect(page.get_by_text("Added to Cart", exact=True)).to_be_visible()
+    page.wait_for_function("() => (localStorage.getItem('cart-storage') || '').includes('shopify')")
+    (line,) = json.loads(page.evaluate("() => localStorage.getItem('cart-storage')"))
+    variant = one_variant["variants"][0]
+    assert (line["id"], line["variantId"], line["size"], line["source"], line["variantGid"]) == (
+        str(one_variant["id"]), str(variant["id"]), variant["title"], "shopify",
+        f"gid://shopify/ProductVariant/{variant['id']}")
+    assert line["price"] == float(variant["price"])
+    open_page(page, "/cart")
+    expect(page.get_by_test_id("store-group").get_by_text(one_variant["title"], exact=True)).to_be_visible()
 
 
 def connected(fake: FakeShopifyServer) -> dict[str, str]:
@@ -120,38 +140,36 @@ def connected(fake: FakeShopifyServer) -> dict[str, str]:
 
 @pytest.mark.reconfigures_store
 def test_checkout_on_the_store_opens_its_checkout_holding_the_lines_or_says_what_is_sold_out(
-    page: Page, store: StoreServer, store_process: StoreProcess, tmp_path: Path
+    page: Page, fake: FakeShopifyServer
 ) -> None:
-    with FakeShopifyServer() as fake:
-        tee, hoodie = fake.active_products()[0], fake.active_products()[1]
-        chosen = [(tee, tee["variants"][2], 3), (hoodie, hoodie["variants"][0], 1)]
-        with reconfigured_store(store, store_process, tmp_path, connected(fake)):
-            open_page(page, "/")
-            for raw, variant, quantity in chosen:
-                seed_store_line(page, raw, {"id": str(variant["id"]), "title": variant["title"]}, quantity)
-            open_page(page, "/cart")
-            group = page.get_by_test_id("store-group")
-            button = group.get_by_test_id("store-checkout")
-            expect(button).to_have_text(f"Checkout on {SHOP['name']}")
-            expect(group.get_by_test_id("store-checkout-note")).to_have_count(0)
+    tee, hoodie = fake.active_products()[0], fake.active_products()[1]
+    chosen = [(tee, tee["variants"][2], 3), (hoodie, hoodie["variants"][0], 1)]
+    open_page(page, "/")
+    for raw, variant, quantity in chosen:
+        seed_store_line(page, raw, {"id": str(variant["id"]), "title": variant["title"]}, quantity)
+    open_page(page, "/cart")
+    group = page.get_by_test_id("store-group")
+    button = group.get_by_test_id("store-checkout")
+    expect(button).to_have_text(f"Checkout on {SHOP['name']}")
+    expect(group.get_by_test_id("store-checkout-note")).to_have_count(0)
 
-            # A sold-out line: the store says so, the shopper reads why and stays on the cart.
-            fake.set_stock(chosen[1][1]["id"], 0)
-            button.click()
-            problem = group.get_by_test_id("store-checkout-problem")
-            expect(problem).to_have_text(f"{hoodie['title']} - {chosen[1][1]['title']} is sold out. "
-                                         "Please remove it from your cart.")
-            expect(page).to_have_url(re.compile(r"/cart$"))
+    # A sold-out line: the store says so, the shopper reads why and stays on the cart.
+    fake.set_stock(chosen[1][1]["id"], 0)
+    button.click()
+    problem = group.get_by_test_id("store-checkout-problem")
+    expect(problem).to_have_text(f"{hoodie['title']} - {chosen[1][1]['title']} is sold out. "
+                                 "Please remove it from your cart.")
+    expect(page).to_have_url(re.compile(r"/cart$"))
 
-            group.get_by_role("button", name="Remove").last.click()
-            expect(problem).to_have_count(0)
-            button.click()
-            expect(page).to_have_url(re.compile(re.escape(fake.base_url) + r"/cart/c/[0-9a-f]+\?key="))
-            lines = page.get_by_test_id("checkout-line")
-            expect(lines).to_have_count(1)
-            expect(lines).to_have_text(f"{tee['title']} - {chosen[0][1]['title']} x 3")
-            token = page.url.split("/cart/c/")[1].split("?")[0]
-            assert fake.cart_lines(token) == [(chosen[0][1]["id"], 3)]
+    group.get_by_role("button", name="Remove").last.click()
+    expect(problem).to_have_count(0)
+    button.click()
+    expect(page).to_have_url(re.compile(re.escape(fake.base_url) + r"/cart/c/[0-9a-f]+\?key="))
+    lines = page.get_by_test_id("checkout-line")
+    expect(lines).to_have_count(1)
+    expect(lines).to_have_text(f"{tee['title']} - {chosen[0][1]['title']} x 3")
+    token = page.url.split("/cart/c/")[1].split("?")[0]
+    assert fake.cart_lines(token) == [(chosen[0][1]["id"], 3)]
 
 
 def test_paying_for_our_lines_keeps_the_store_lines_in_the_cart(page: Page, tmp_path) -> None:  # type: ignore[no-untyped-def]

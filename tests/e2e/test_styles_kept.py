@@ -9,8 +9,8 @@ from functools import cache
 
 from playwright.sync_api import Page, expect
 
-from storefront import css_purge
 from storefront.config import PROJECT_ROOT
+from storefront.web import css_purge
 from tests.e2e.admin import open_tab, sign_in
 from tests.e2e.browser import open_page
 from tests.e2e.test_events_page import FEATURED, ROUTE as EVENTS_ROUTE, card as event_card, store_events  # noqa: F401
@@ -91,7 +91,10 @@ def test_the_stylesheet_is_purged_and_served_brotli_or_gzip(page: Page, store_ur
     # The pages too: brotli when the browser takes it, the plain page when it takes nothing.
     assert page.request.get(f"{store_url}/products", headers={"Accept-Encoding": "br"}).headers.get(
         "content-encoding") == "br"
-    assert "content-encoding" not in page.request.get(f"{store_url}/products", headers={"Accept-Encoding": "identity"}).headers
+    assert (
+        "content-encoding"
+        not in page.request.get(f"{store_url}/products", headers={"Accept-Encoding": "identity"}).headers
+    )
     served = page.request.get(f"{store_url}{href}").text()
     assert len(served) < 0.8 * len((WEB / "node_modules" / "@radix-ui" / "themes" / "styles.css").read_text())
     assert ".rt-BaseDialogContent" in served and ".rt-SelectContent" in served

@@ -17,7 +17,7 @@ from skimage import data as samples
 
 from storefront.services.tryon.engine import NO_PERSON_FOUND
 from tests.e2e.browser import open_page
-from tests.unit.test_uploads import heic
+from tests.unit.media.test_uploads import heic
 
 ROUTE = "/try-it-on"
 
@@ -136,8 +136,8 @@ def test_upload_photo_is_in_view_without_scrolling_and_takes_an_iphone_heic_phot
     box = upload.bounding_box()
     viewport = page.viewport_size
     assert box is not None and viewport is not None
-    assert 0 <= box["y"] and box["y"] + box["height"] <= viewport["height"], (box, viewport)
-    assert 0 <= box["x"] and box["x"] + box["width"] <= viewport["width"], (box, viewport)
+    assert box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"], (box, viewport)
+    assert box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"], (box, viewport)
     expect(page.get_by_test_id("try-it-on")).to_have_text("Try It On")
 
     # A sideways 600 x 400 sensor image the phone marked "rotate 90 degrees", as an iPhone saves it.
@@ -150,3 +150,21 @@ def test_upload_photo_is_in_view_without_scrolling_and_takes_an_iphone_heic_phot
     page.wait_for_function("() => document.querySelector('[data-testid=tryon-photo]')?.naturalWidth > 0")
     assert preview.evaluate("img => [img.naturalWidth, img.naturalHeight]") == [400, 600]
     expect(page.get_by_role("alert")).to_have_count(0)
+
+
+def test_the_result_scrolls_into_view_on_a_phone(phone_page: Page, tmp_path: Path) -> None:
+    """On a phone the button is below the picture: the result, drawn where the photo was above the
+    screen, is brought into view instead of appearing out of sight."""
+    open_page(phone_page, ROUTE)
+    items = phone_page.get_by_test_id("tryon-item")
+    items.nth(0).click()
+    _choose_photo(phone_page, _photo(tmp_path))
+    expect(phone_page.get_by_test_id("tryon-photo")).to_be_visible()
+    button = phone_page.get_by_test_id("try-it-on")
+    # The shopper scrolled down to the button: the photo is above the screen.
+    phone_page.evaluate("el => window.scrollBy(0, el.getBoundingClientRect().top - 300)", button.element_handle())
+    expect(phone_page.get_by_test_id("tryon-photo")).not_to_be_in_viewport(ratio=0.5)
+    button.tap()
+    result = phone_page.get_by_test_id("tryon-result")
+    expect(result).to_be_visible(timeout=30_000)
+    expect(result).to_be_in_viewport(ratio=0.5)

@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import httpx
 import pytest
@@ -24,16 +24,25 @@ import redis
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from storefront.collections import COLLECTIONS
 from storefront.db import make_engine
 from storefront.services.admin.auth import hash_token
-from storefront.services.orders.fulfilment import LEASE
 from storefront.services.catalog.store_catalogue import SYNC_JOB, WAIT_FOR_HOLDER_SECONDS
+from storefront.services.collections import COLLECTIONS
+from storefront.services.orders.fulfilment import LEASE
 from tests.e2e.conftest import StoreProcess, StoreServer
 from tests.e2e.workers import (
-    PRODUCTS_STATE, ROOT_STATE, assert_sent_once_to_the_provider, event_frame, fulfilment_rows, hydrated_client,
-    place_paid_order, poll,
-    postgres_database, send_and_wait, start_together, unsent,
+    PRODUCTS_STATE,
+    ROOT_STATE,
+    assert_sent_once_to_the_provider,
+    event_frame,
+    fulfilment_rows,
+    hydrated_client,
+    place_paid_order,
+    poll,
+    postgres_database,
+    send_and_wait,
+    start_together,
+    unsent,
 )
 from tests.fakes.printify_server import FakePrintifyServer, RecordedRequest
 from tests.fakes.printify_shop import PRODUCTS, seeded_shop
@@ -85,7 +94,9 @@ def _catalogue_synced(engine: Engine, expected: int) -> bool:
 
 
 @pytest.fixture(scope="module")
-def workers(store: StoreServer, store_process: StoreProcess, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workers]:
+def workers(
+    store: StoreServer, store_process: StoreProcess, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Workers]:
     """Stop the session store, then serve one PostgreSQL shop on one fake Printify from two processes
     started together (the demo store comes back before the next test that needs it)."""
     _redis().flushdb()
@@ -355,7 +366,7 @@ def test_when_a_dies_b_sends_its_orders_exactly_once(workers: Workers) -> None:
     def stranded(rows: dict) -> list[str]:
         """Orders A claimed and died sending: reserved for the rest of the outbox lease (two minutes
         from A's last heartbeat), never lost."""
-        horizon = datetime.now(timezone.utc) + LEASE / 2
+        horizon = datetime.now(UTC) + LEASE / 2
         return [
             n for n in unsent(rows, numbers)
             if all(job["outcome_unknown"] and not job["done_at"] and job["next_attempt_at"] > horizon
@@ -377,7 +388,7 @@ def test_when_a_dies_b_sends_its_orders_exactly_once(workers: Workers) -> None:
         assert len(jobs) == 1 and jobs[0]["done_at"] and jobs[0]["last_error"] is None, (n, jobs)
     assert_sent_once_to_the_provider(workers.fake, rows, sent)
     # A held order is kept whole (paid, queued once, flagged as maybe sent): after the lease the
-    # outbox looks it up at the provider before sending (tests/unit/test_outbox_workers.py).
+    # outbox looks it up at the provider before sending (tests/unit/orders/test_outbox_workers.py).
     for n in held:
         assert rows[n]["payment_status"] == "paid" and len(rows[n]["jobs"]["send_order"]) == 1, rows[n]
     assert httpx.get(f"{workers.b.url}/ping", timeout=10).status_code == 200

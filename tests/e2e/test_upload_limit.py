@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from storefront.body_limit import MAX_UPLOAD_BYTES, PHOTO_UPLOAD_TOO_LARGE, UPLOAD_TOO_LARGE
+from storefront.api.body_limit import MAX_UPLOAD_BYTES, PHOTO_UPLOAD_TOO_LARGE, UPLOAD_TOO_LARGE
 from storefront.state.upload_handlers import upload_handlers
 from tests.e2e.conftest import StoreServer
 

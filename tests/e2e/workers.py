@@ -9,8 +9,9 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, ContextManager, TypeVar
+from typing import Any, TypeVar
 
 import httpx
 from sqlalchemy import text
@@ -18,10 +19,10 @@ from sqlalchemy.engine import Engine
 
 from bench.shoppers import NAMESPACE, SocketClient, event_frame
 from storefront.config import PROJECT_ROOT
+from tests.databases import temporary_database
 from tests.e2e.conftest import PRINTIFY_SETTINGS, StoreProcess, StoreServer
 from tests.fakes.printify_server import FakePrintifyServer
 from tests.ordering import GOOD_CARD, Pick, order_payload
-from tests.databases import temporary_database
 from tests.serving import SERVE_BUILT_ENV, wait_until_served
 
 POSTGRES_SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -31,7 +32,7 @@ PRODUCTS_STATE = f"{ROOT_STATE}.storefront___state___catalog____products_state"
 T = TypeVar("T")
 
 
-def postgres_database() -> ContextManager[str]:
+def postgres_database() -> AbstractContextManager[str]:
     """A fresh, empty database on the local server (dropped afterwards); yields its URL."""
     return temporary_database(POSTGRES_SERVER, "two_workers")
 

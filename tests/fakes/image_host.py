@@ -26,7 +26,7 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args: object) -> None:
         pass
 
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+    def do_GET(self) -> None:
         host: FakeImageHost = self.server.fake
         parts = urlsplit(self.path)
         with host.lock:

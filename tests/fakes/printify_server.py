@@ -24,7 +24,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -85,7 +85,7 @@ def _validation(reason: str) -> FakeHttpError:
 class Fault:
     """One injected misbehaviour; `times=None` keeps it until cleared."""
 
-    kind: str  # "status", "slow" or "malformed"
+    kind: str  # "status", "after" (processed, then `status`), "slow" or "malformed"
     status: int = 500
     retry_after: str | None = None
     delay: float = 0.0
@@ -166,7 +166,7 @@ def _product_from_variants(shop_id: int, product_id: str, title: str, descriptio
         }
         for i, (v, price, enabled) in enumerate(chosen)
     ]
-    now = format_timestamp(datetime.now(timezone.utc))
+    now = format_timestamp(datetime.now(UTC))
     return {
         "id": product_id,
         "title": title,
@@ -218,7 +218,7 @@ def webhook_event(topic: str, resource_id: str | int, resource_type: str, data: 
     return {
         "id": event_id or str(uuid.uuid4()),
         "type": topic,
-        "created_at": format_timestamp(datetime.now(timezone.utc)),
+        "created_at": format_timestamp(datetime.now(UTC)),
         "resource": {"id": resource_id, "type": resource_type, "data": data},
     }
 
@@ -330,7 +330,7 @@ class FakePrintify:
         """Ship every line of an order (status fulfilled) with one tracked parcel."""
         with self.lock:
             order = self.orders[shop_id or self.shop_id][order_id]
-            now = format_timestamp(datetime.now(timezone.utc))
+            now = format_timestamp(datetime.now(UTC))
             order["shipments"].append({
                 "carrier": carrier, "number": number, "delivered_at": None,
                 "url": url or f"https://tools.usps.com/go/TrackConfirmAction?tLabels={number}",
@@ -398,6 +398,12 @@ class FakePrintify:
             body = {"status": "error", "code": status, "message": "Too Many Attempts." if status == 429
                     else "Internal server error."}
         return self.inject(Fault("status", status, retry_after, body=body, times=times, method=method, path=path))
+
+    def fail_after_processing(self, status: int = 502, *, times: int | None = 1, method: str | None = None,
+                              path: str | None = None) -> Fault:
+        """Handle the next matching requests, then answer `status` (a gateway losing the answer)."""
+        body = {"status": "error", "code": status, "message": "Bad gateway."}
+        return self.inject(Fault("after", status, body=body, times=times, method=method, path=path))
 
     def answer_slowly(self, delay: float, *, times: int | None = 1, method: str | None = None,
                       path: str | None = None) -> Fault:
@@ -532,12 +538,33 @@ class FakePrintify:
             if isinstance(price, bool) or not isinstance(price, int) or price < 0:
                 raise _validation(f"variants.{i}.price: The variants.{i}.price must be an integer.")
             chosen.append((catalogue[item["id"]], price, bool(item.get("is_enabled", True))))
+        self._check_print_areas(body.get("print_areas"), {v["id"] for v, _, _ in chosen})
         product = _product_from_variants(
             shop_id, secrets.token_hex(12), body["title"], body.get("description", ""), body.get("tags", []),
             blueprint_id, provider_id, chosen, print_areas=body.get("print_areas"),
         )
         self.products[shop_id][product["id"]] = product
         return 200, copy.deepcopy(product)
+
+    def _check_print_areas(self, areas: Any, variant_ids: set[int]) -> None:
+        """Printify makes a product only as a design on a blank: an area naming uploaded images."""
+        if not isinstance(areas, list) or not areas:
+            raise _validation("print_areas: The print areas field is required.")
+        for i, area in enumerate(areas):
+            ids = area.get("variant_ids") if isinstance(area, dict) else None
+            if not isinstance(ids, list) or not ids or not set(ids) <= variant_ids:
+                raise _validation(f"print_areas.{i}.variant_ids: The selected variant ids are invalid.")
+            for j, placeholder in enumerate(area.get("placeholders") or [None]):
+                images = placeholder.get("images") if isinstance(placeholder, dict) else None
+                if placeholder is None or placeholder.get("position") not in ("front", "back") or not images:
+                    raise _validation(f"print_areas.{i}.placeholders.{j}: The placeholder is invalid.")
+                for k, image in enumerate(images):
+                    if not isinstance(image, dict) or image.get("id") not in self.uploads:
+                        raise _validation(f"print_areas.{i}.placeholders.{j}.images.{k}.id: The image id is invalid.")
+                    if isinstance(image.get("angle"), bool) or not isinstance(image.get("angle"), int):
+                        raise _validation(
+                            f"print_areas.{i}.placeholders.{j}.images.{k}.angle: The angle must be an integer."
+                        )
 
     def _update_product(self, sid: str, pid: str, body: Any, **_: Any) -> tuple[int, Any]:
         product = self._product(sid, pid)
@@ -553,7 +580,7 @@ class FakePrintify:
             if not isinstance(item, dict) or item.get("id") not in by_id:
                 raise _validation(f"variants.{i}.id: The selected variants.{i}.id is invalid.")
             by_id[item["id"]].update({k: item[k] for k in ("price", "is_enabled") if k in item})
-        product["updated_at"] = format_timestamp(datetime.now(timezone.utc))
+        product["updated_at"] = format_timestamp(datetime.now(UTC))
         return 200, copy.deepcopy(product)
 
     def _delete_product(self, sid: str, pid: str, **_: Any) -> tuple[int, Any]:
@@ -637,7 +664,7 @@ class FakePrintify:
             if not isinstance(address.get(name), str) or not address[name].strip():
                 raise _validation(f"address_to.{name}: The address to.{name.replace('_', ' ')} field is required.")
         order_id = secrets.token_hex(12)
-        now = format_timestamp(datetime.now(timezone.utc))
+        now = format_timestamp(datetime.now(UTC))
         self.orders[shop_id][order_id] = {
             "id": order_id,
             "address_to": copy.deepcopy(address),
@@ -677,7 +704,7 @@ class FakePrintify:
         if order["status"] != "on-hold":
             raise FakeHttpError(400, _error_body(OPERATION_FAILED_CODE, "Operation failed.",
                                                  f"Order in status {order['status']!r} cannot be sent to production."))
-        now = format_timestamp(datetime.now(timezone.utc))
+        now = format_timestamp(datetime.now(UTC))
         order.update(status="sending-to-production", sent_to_production_at=now)
         for line in order["line_items"]:
             line.update(status="sending-to-production", sent_to_production_at=now)
@@ -723,7 +750,13 @@ class FakePrintify:
     def _catalog_variants(self, bp: str, pp: str, **_: Any) -> tuple[int, Any]:
         if int(bp) not in CATALOGUE_BLUEPRINTS or int(pp) not in CATALOGUE_PRINT_PROVIDERS:
             raise FakeHttpError(404, NOT_FOUND)
-        return 200, {"id": int(pp), "title": CATALOGUE_PRINT_PROVIDERS[int(pp)], "variants": catalogue_variants(int(bp))}
+        return 200, {
+            "id": int(pp),
+            "title": CATALOGUE_PRINT_PROVIDERS[int(pp)],
+            "variants": [
+                {**v, "cost": variant_cost(int(bp), int(pp), v["options"]["size"])} for v in catalogue_variants(int(bp))
+            ],
+        }
 
     def _list_uploads(self, query: dict[str, str], **_: Any) -> tuple[int, Any]:
         return 200, copy.deepcopy(paginate(list(reversed(self.uploads.values())), *self._page_args(query)))
@@ -743,7 +776,7 @@ class FakePrintify:
             "id": upload_id, "file_name": body["file_name"], "height": 5100, "width": 4500,
             "size": len(body.get("contents") or "") or 1024, "mime_type": "image/png",
             "preview_url": f"https://images.printify.com/uploads/{upload_id}.png",
-            "upload_time": format_timestamp(datetime.now(timezone.utc)),
+            "upload_time": format_timestamp(datetime.now(UTC)),
         }
         return 200, copy.deepcopy(self.uploads[upload_id])
 
@@ -782,6 +815,8 @@ class _Handler(BaseHTTPRequestHandler):
         if fault is not None and fault.kind == "malformed":
             return self._reply(record, 200, None, raw_body=b'{"data": [{"id": "truncated"')
         status, body = self._answer(fake, url.path, query, raw)
+        if fault is not None and fault.kind == "after":
+            return self._reply(record, fault.status, fault.body)  # done, but the answer says it failed
         if fault is not None and fault.kind == "slow":
             time.sleep(fault.delay)  # processed, then answered too late: the client cannot know it worked
         self._reply(record, status, body)
@@ -833,7 +868,7 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client gave up (timeout); nothing to tell it
 
-    do_GET = do_POST = do_PUT = do_DELETE = _serve
+    do_GET = do_POST = do_PUT = do_DELETE = _serve  # noqa: N815 - http.server dispatches to do_<METHOD>
 
 
 

@@ -231,7 +231,9 @@ enum ProductCollectionSortKeys { BEST_SELLING COLLECTION_DEFAULT CREATED ID MANU
 enum CollectionSortKeys { ID RELEVANCE TITLE UPDATED_AT }
 enum ProductVariantSortKeys { ID POSITION RELEVANCE SKU TITLE }
 enum ProductImageSortKeys { CREATED_AT ID POSITION RELEVANCE }
-input ImageTransformInput { maxWidth: Int maxHeight: Int crop: CropRegion scale: Int = 1 preferredContentType: ImageContentType }
+input ImageTransformInput {
+  maxWidth: Int maxHeight: Int crop: CropRegion scale: Int = 1 preferredContentType: ImageContentType
+}
 type PageInfo { hasNextPage: Boolean! hasPreviousPage: Boolean! startCursor: String endCursor: String }
 type Image { id: ID url(transform: ImageTransformInput): URL! altText: String width: Int height: Int }
 type ImageEdge { cursor: String! node: Image! }
@@ -252,7 +254,9 @@ _PAGING = "first: Int, after: String, last: Int, before: String, reverse: Boolea
 
 STOREFRONT_SDL = _COMMON_SDL + f"""
 enum CurrencyCode {{ USD EUR GBP CAD }}
-enum CartErrorCode {{ INVALID INVALID_MERCHANDISE_LINE LESS_THAN MAXIMUM_EXCEEDED CART_TOO_LARGE MERCHANDISE_NOT_APPLICABLE }}
+enum CartErrorCode {{
+  INVALID INVALID_MERCHANDISE_LINE LESS_THAN MAXIMUM_EXCEEDED CART_TOO_LARGE MERCHANDISE_NOT_APPLICABLE
+}}
 enum CartWarningCode {{ MERCHANDISE_OUT_OF_STOCK MERCHANDISE_NOT_ENOUGH_STOCK }}
 input ProductFilter {{ available: Boolean productType: String productVendor: String tag: String }}
 input CartLineInput {{ merchandiseId: ID! quantity: Int = 1 }}
@@ -273,7 +277,9 @@ type Product implements Node {{
 }}
 type Collection implements Node {{
   id: ID! handle: String! title: String! description: String! descriptionHtml: HTML! image: Image updatedAt: DateTime!
-  products({_PAGING}, sortKey: ProductCollectionSortKeys = COLLECTION_DEFAULT, filters: [ProductFilter!]): ProductConnection!
+  products(
+    {_PAGING}, sortKey: ProductCollectionSortKeys = COLLECTION_DEFAULT, filters: [ProductFilter!]
+  ): ProductConnection!
 }}
 type Shop {{ id: ID! name: String! description: String primaryDomain: Domain! }}
 union Merchandise = ProductVariant
@@ -310,7 +316,9 @@ enum ProductStatus {{ ACTIVE ARCHIVED DRAFT UNLISTED }}
 enum MediaContentType {{ IMAGE VIDEO MODEL_3D EXTERNAL_VIDEO }}
 type MediaPreviewImage {{ image: Image }}
 interface Media {{ id: ID! alt: String mediaContentType: MediaContentType! preview: MediaPreviewImage }}
-type MediaImage implements Media & Node {{ id: ID! alt: String mediaContentType: MediaContentType! preview: MediaPreviewImage image: Image }}
+type MediaImage implements Media & Node {{
+  id: ID! alt: String mediaContentType: MediaContentType! preview: MediaPreviewImage image: Image
+}}
 type MediaEdge {{ cursor: String! node: Media! }}
 type MediaConnection {{ edges: [MediaEdge!]! nodes: [Media!]! pageInfo: PageInfo! }}
 type ProductVariant implements Node {{
@@ -568,7 +576,7 @@ def connection(items: list[Any], args: dict[str, Any], convert: Callable[[Any], 
     nodes = [convert(ordered[i]) for i in window]
     cursors = [encode_cursor({"last_id": keys[i], "last_value": str(keys[i])}) for i in window]
     return {
-        "edges": [{"cursor": c, "node": n} for c, n in zip(cursors, nodes)],
+        "edges": [{"cursor": c, "node": n} for c, n in zip(cursors, nodes, strict=True)],
         "nodes": nodes,
         "pageInfo": {
             "hasNextPage": bool(window) and window[-1] + 1 < len(ordered) if window else start < end,
@@ -599,7 +607,9 @@ def transformed_url(src: str, transform: dict[str, Any] | None) -> str:
     for name, key in (("maxWidth", "width"), ("maxHeight", "height"), ("crop", "crop")):
         if transform.get(name):
             value = transform[name]
-            params.append(f"{key}={value * (transform.get('scale') or 1) if isinstance(value, int) else str(value).lower()}")
+            params.append(
+                f"{key}={value * (transform.get('scale') or 1) if isinstance(value, int) else str(value).lower()}"
+            )
     if transform.get("preferredContentType"):
         params.append(f"format={str(transform['preferredContentType']).lower()}")
     return src + ("&" if "?" in src else "?") + "&".join(params) if params else src
@@ -757,6 +767,15 @@ class FakeShopify:
     def answer_malformed(self, *, times: int | None = 1, match: str | None = None) -> Fault:
         """Answer the next matching requests 200 with a truncated JSON body."""
         return self._inject(Fault("malformed", status=200, times=times, match=match))
+
+    def reset(self) -> None:
+        """Back to the seeded catalogue with no carts, faults or recorded requests (a fake shared by tests)."""
+        fresh = FakeShopify(self.token, admin_token=self.admin_token, private_token=self.private_token,
+                            clock=self.clock, served_version=self.served_version)
+        with self.lock:
+            for name, value in vars(fresh).items():
+                if name not in ("lock", "primary_url"):
+                    setattr(self, name, value)
 
     def clear_faults(self) -> None:
         with self.lock:
@@ -936,7 +955,7 @@ def _options(product: dict[str, Any]) -> Callable[..., list[dict[str, Any]]]:
 def _selected_options(product: dict[str, Any], variant: dict[str, Any]) -> list[dict[str, str]]:
     names = [o["name"] for o in sorted(product["options"], key=lambda o: o.get("position") or 0)]
     values = [variant.get(k) for k in ("option1", "option2", "option3")]
-    return [{"name": n, "value": v} for n, v in zip(names, values) if v is not None]
+    return [{"name": n, "value": v} for n, v in zip(names, values, strict=False) if v is not None]
 
 
 class StorefrontResolvers:
@@ -1049,9 +1068,14 @@ class StorefrontResolvers:
 
         def collection(info: Any, id: str | None = None, handle: str | None = None) -> dict[str, Any] | None:
             number = parse_gid(id, "Collection") if id is not None else None
-            raw = next((c for c in fake.all_collections()
-                        if (number is not None and c["id"] == number) or (handle is not None and c["handle"] == handle)),
-                       None)
+            raw = next(
+                (
+                    c
+                    for c in fake.all_collections()
+                    if (number is not None and c["id"] == number) or (handle is not None and c["handle"] == handle)
+                ),
+                None,
+            )
             return self.collection(raw) if raw else None
 
         def collections(info: Any, query: str | None = None, sortKey: str = "ID", **args: Any) -> dict[str, Any]:
@@ -1136,8 +1160,13 @@ class StorefrontResolvers:
                 product, variant = fake.variant(number)  # type: ignore[misc]
                 target = gid("ProductVariant", number)
                 if not _variant_available(variant):
-                    warnings.append({"code": "MERCHANDISE_OUT_OF_STOCK", "target": target,
-                                     "message": f"The merchandise {product['title']} - {variant['title']} is out of stock."})
+                    warnings.append(
+                        {
+                            "code": "MERCHANDISE_OUT_OF_STOCK",
+                            "target": target,
+                            "message": f"The merchandise {product['title']} - {variant['title']} is out of stock.",
+                        }
+                    )
                     continue
                 tracked = variant.get("inventory_management") is not None and variant.get("inventory_policy") == "deny"
                 stock = int(variant.get("inventory_quantity") or 0)
@@ -1388,8 +1417,10 @@ class _Handler(BaseHTTPRequestHandler):
             items = []
             for line in cart["lines"]:
                 product, variant = fake.variant(line["variant_id"]) or ({"title": "?"}, {"title": "?"})
-                items.append(f'<li data-testid="checkout-line" data-variant-id="{line["variant_id"]}">'
-                             f'{html.escape(product["title"])} - {html.escape(variant["title"])} x {line["quantity"]}</li>')
+                items.append(
+                    f'<li data-testid="checkout-line" data-variant-id="{line["variant_id"]}">'
+                    f"{html.escape(product['title'])} - {html.escape(variant['title'])} x {line['quantity']}</li>"
+                )
         page = (f"<!doctype html><title>Checkout - {html.escape(fake.shop['name'])}</title>"
                 f"<h1>Checkout</h1><ul>{''.join(items)}</ul>").encode()
         self._reply(record, 200, None, {}, raw_body=page, content_type="text/html; charset=utf-8")
@@ -1452,13 +1483,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--token", default=STOREFRONT_TOKEN)
     args = parser.parse_args(argv)
     fake = FakeShopifyServer(args.token).start(args.port)
-    print(f"Fake Shopify shop {fake.shop['name']!r} with {len(fake.active_products())} active products at {fake.base_url}")
+    print(
+        f"Fake Shopify shop {fake.shop['name']!r} with {len(fake.active_products())} active products at {fake.base_url}"
+    )
     print(f"Storefront token: {fake.token}   Admin token: {fake.admin_token}")
     print("Try a query by hand:")
     print(f"  curl -s -H 'X-Shopify-Storefront-Access-Token: {fake.token}' -H 'Content-Type: application/json' "
           f"-d '{{\"query\": \"{{ products(first: 3) {{ nodes {{ id title }} }} }}\"}}' {fake.storefront_url}")
     print("Run the store against it with:")
-    print(f"  SHOPIFY_STORE_DOMAIN={fake.domain} SHOPIFY_STOREFRONT_TOKEN={fake.token} SHOPIFY_API_BASE={fake.base_url} make run")
+    print(
+        f"  SHOPIFY_STORE_DOMAIN={fake.domain} SHOPIFY_STOREFRONT_TOKEN={fake.token} "
+        f"SHOPIFY_API_BASE={fake.base_url} make run"
+    )
     try:
         threading.Event().wait()
     except KeyboardInterrupt:

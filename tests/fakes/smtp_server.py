@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,15 +16,20 @@ from tests.serving import free_port
 
 
 class SmtpInbox:
-    """What the server received; `refuse_next` makes it answer the next DATA commands with 451."""
+    """What the server received; `refuse_next` makes it answer the next DATA commands with 451;
+    `answer_after` holds each answer that many seconds (the message is kept even if the sender is
+    gone by then, as a real server delivers a message whose 250 was lost)."""
 
     def __init__(self) -> None:
         self.messages: list[EmailMessage] = []
         self.refuse_next = 0
         self.refused = 0
+        self.answer_after = 0.0
         self._lock = threading.Lock()
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802 - aiosmtpd's name
+        if self.answer_after > 0:
+            await asyncio.sleep(self.answer_after)
         with self._lock:
             if self.refuse_next > 0:
                 self.refuse_next -= 1

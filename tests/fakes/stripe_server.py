@@ -1,4 +1,5 @@
-"""A fake Stripe on loopback (PaymentIntents, charges, refunds, events, signed webhooks, a Stripe.js stand-in) per ../shared/contracts/stripe.md."""
+"""A fake Stripe on loopback (PaymentIntents, charges, refunds, events, signed webhooks, a Stripe.js
+stand-in) per ../shared/contracts/stripe.md."""
 
 from __future__ import annotations
 
@@ -323,7 +324,9 @@ def _page(items: list[dict[str, Any]], params: dict[str, Any], url: str) -> dict
     limit = _int(params, "limit")
     limit = 10 if limit is None else limit
     if limit < 1:
-        raise _invalid("This value must be greater than or equal to 1.", code="parameter_invalid_integer", param="limit")
+        raise _invalid(
+            "This value must be greater than or equal to 1.", code="parameter_invalid_integer", param="limit"
+        )
     if limit > 100:
         raise _invalid("This value must be less than or equal to 100.", code="parameter_invalid_integer", param="limit")
     ids = [item["id"] for item in items]
@@ -355,7 +358,9 @@ def _created_filter(params: dict[str, Any], items: list[dict[str, Any]]) -> list
     tests: dict[str, Callable[[int, int], bool]] = {
         "gt": lambda a, b: a > b, "gte": lambda a, b: a >= b, "lt": lambda a, b: a < b, "lte": lambda a, b: a <= b,
     }
-    return [i for i in items if all(tests[op](i["created"], bound) for op, bound in bounds.items() if bound is not None)]
+    return [
+        i for i in items if all(tests[op](i["created"], bound) for op, bound in bounds.items() if bound is not None)
+    ]
 
 
 # ---------------------------------------------------------------------------------------- records
@@ -696,6 +701,18 @@ class FakeStripe(LoopbackServer):
                                    f"{self.deliveries}")
             return list(self.deliveries)
 
+    def forget(self, timeout: float = 15.0) -> None:
+        """Once pending deliveries are done, forget the requests, deliveries, faults and counts recorded
+        so far (a fake shared by tests); payments made stay, as on Stripe."""
+        self.wait_for_idle(timeout)
+        with self.lock:
+            self.requests.clear()
+            self.deliveries.clear()
+            self.faults.clear()
+            self.executions.clear()
+            self.created_intents.clear()
+            self.created_refunds.clear()
+
     def wait_for_idle(self, timeout: float = 5.0) -> None:
         """Wait until no automatic delivery (or retry) is queued or running."""
         with self._queue_cv:
@@ -1000,7 +1017,9 @@ class FakeStripe(LoopbackServer):
         if rest:
             self._expand_path(value, rest, full)
 
-    def _intent_view(self, pi: dict[str, Any], publishable: bool, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    def _intent_view(
+        self, pi: dict[str, Any], publishable: bool, params: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         view = self._expanded(pi, params or {})
         if publishable:
             for name in PUBLISHABLE_HIDDEN:
@@ -1156,7 +1175,9 @@ class FakeStripe(LoopbackServer):
         if suffix is not None and len(suffix) > 22:
             raise _invalid("The statement descriptor suffix must be at most 22 characters.",
                            param="statement_descriptor_suffix")
-        capture_method = _enum(params, "capture_method", ("automatic", "automatic_async", "manual")) or "automatic_async"
+        capture_method = (
+            _enum(params, "capture_method", ("automatic", "automatic_async", "manual")) or "automatic_async"
+        )
         confirm = _bool(params, "confirm") or False
         metadata = _metadata(params)
         pi_id = _new_id("pi")
@@ -1310,8 +1331,11 @@ class FakeStripe(LoopbackServer):
             pi["status"] = "requires_action"
             pi["next_action"] = {
                 "type": "use_stripe_sdk",
-                "use_stripe_sdk": {"type": "three_d_secure_redirect", "stripe_js": f"{self.api_base}{AUTHENTICATE_PATH}",
-                                   "source": _new_id("src")},
+                "use_stripe_sdk": {
+                    "type": "three_d_secure_redirect",
+                    "stripe_js": f"{self.api_base}{AUTHENTICATE_PATH}",
+                    "source": _new_id("src"),
+                },
             }
             self._emit(call, "payment_intent.requires_action", pi)
             return
@@ -1563,10 +1587,18 @@ class FakeStripe(LoopbackServer):
         pm = self.payment_methods[pi["payment_method"]]
         card = self._cards[pm["id"]]
         if outcome == "fail":
-            pi.update(status="requires_payment_method", payment_method=None, next_action=None, last_payment_error=_error(
-                "invalid_request_error", "We are unable to authenticate your payment method. Please choose a "
-                "different payment method and try again.", code="payment_intent_authentication_failure",
-                payment_method=copy.deepcopy(pm)))
+            pi.update(
+                status="requires_payment_method",
+                payment_method=None,
+                next_action=None,
+                last_payment_error=_error(
+                    "invalid_request_error",
+                    "We are unable to authenticate your payment method. Please choose a "
+                    "different payment method and try again.",
+                    code="payment_intent_authentication_failure",
+                    payment_method=copy.deepcopy(pm),
+                ),
+            )
             self._emit(call, "payment_intent.payment_failed", pi)
         elif card.decline_after_authentication:
             self._decline(call, pi, pm, card)
@@ -1647,7 +1679,7 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
 
-    do_GET = do_POST = do_DELETE = _serve
+    do_GET = do_POST = do_DELETE = _serve  # noqa: N815 - http.server dispatches to do_<METHOD>
 
 
 # ---------------------------------------------------------------------------------------- Stripe.js stand-in
@@ -1853,8 +1885,12 @@ STRIPE_JS = r"""/* A stand-in for Stripe.js served by the fake Stripe (tests/fak
 
   PaymentElement.prototype.update = function (options) { assign(this._options, options || {}); };
   PaymentElement.prototype.collapse = function () { return this; };
-  PaymentElement.prototype.focus = function () { if (this._fields && this._fields.number.focus) this._fields.number.focus(); };
-  PaymentElement.prototype.blur = function () { if (this._fields && this._fields.number.blur) this._fields.number.blur(); };
+  PaymentElement.prototype.focus = function () {
+    if (this._fields && this._fields.number.focus) this._fields.number.focus();
+  };
+  PaymentElement.prototype.blur = function () {
+    if (this._fields && this._fields.number.blur) this._fields.number.blur();
+  };
   PaymentElement.prototype.clear = function () {
     if (!this._fields) return;
     this._fields.number.value = this._fields.expiry.value = this._fields.cvc.value = "";
@@ -1893,7 +1929,8 @@ STRIPE_JS = r"""/* A stand-in for Stripe.js served by the fake Stripe (tests/fak
     if (!box) return Promise.resolve("fail");
     return new Promise(function (resolve) {
       while (box.firstChild) box.removeChild(box.firstChild);
-      var complete = node("button", {type: "button", "data-testid": "stripe-3ds-complete"}, ["Complete authentication"]);
+      var complete = node("button", {type: "button", "data-testid": "stripe-3ds-complete"},
+                          ["Complete authentication"]);
       var fail = node("button", {type: "button", "data-testid": "stripe-3ds-fail"}, ["Fail authentication"]);
       box.appendChild(node("div", {style: "margin-bottom:6px;"}, ["3D Secure test payment page (fake Stripe)"]));
       box.appendChild(complete);
@@ -1916,7 +1953,9 @@ STRIPE_JS = r"""/* A stand-in for Stripe.js served by the fake Stripe (tests/fak
   }
 
   Elements.prototype.create = function (type, options) {
-    if (type !== "payment") throw integrationError("The fake Stripe.js only offers the 'payment' Element, not '" + type + "'.");
+    if (type !== "payment") {
+      throw integrationError("The fake Stripe.js only offers the 'payment' Element, not '" + type + "'.");
+    }
     if (this._element) throw integrationError("Can only create one Element of type payment.");
     this._element = new PaymentElement(this, options);
     return this._element;
@@ -1960,7 +1999,8 @@ STRIPE_JS = r"""/* A stand-in for Stripe.js served by the fake Stripe (tests/fak
       return Promise.reject(integrationError("Invalid value for retrievePaymentIntent: clientSecret should be a " +
                                              "client secret of the form ${id}_secret_${secret}."));
     }
-    return request("GET", "/v1/payment_intents/" + encodeURIComponent(id), {key: this._key, client_secret: clientSecret})
+    return request("GET", "/v1/payment_intents/" + encodeURIComponent(id),
+                   {key: this._key, client_secret: clientSecret})
       .then(function (response) {
         return response.status === 200 ? {paymentIntent: response.body} : {error: errorOf(response)};
       }, connectionError);
@@ -1996,7 +2036,8 @@ STRIPE_JS = r"""/* A stand-in for Stripe.js served by the fake Stripe (tests/fak
       sent = request("POST", "/v1/payment_intents/" + encodeURIComponent(intentIdOf(clientSecret)) + "/confirm",
                      assign(base, {payment_method: confirmParams.payment_method}));
     } else {
-      return Promise.reject(integrationError("stripe.confirmPayment(): mount the Payment Element of `elements` first."));
+      return Promise.reject(
+        integrationError("stripe.confirmPayment(): mount the Payment Element of `elements` first."));
     }
     return sent.then(function (response) {
       if (response.status !== 200) return {error: errorOf(response)};
@@ -2018,7 +2059,8 @@ STRIPE_JS = r"""/* A stand-in for Stripe.js served by the fake Stripe (tests/fak
         var target = new URL(confirmParams.return_url, window.location.href);
         target.searchParams.set("payment_intent", result.paymentIntent.id);
         target.searchParams.set("payment_intent_client_secret", clientSecret);
-        target.searchParams.set("redirect_status", result.paymentIntent.status === "processing" ? "pending" : "succeeded");
+        target.searchParams.set("redirect_status",
+                                result.paymentIntent.status === "processing" ? "pending" : "succeeded");
         window.location.assign(target.toString());
         return new Promise(function () {});
       }
@@ -2028,10 +2070,12 @@ STRIPE_JS = r"""/* A stand-in for Stripe.js served by the fake Stripe (tests/fak
 
   function Stripe(key, options) {
     if (typeof key !== "string" || !key) {
-      throw integrationError("Invalid value for Stripe(): apiKey should be a string. You specified: " + typeof key + ".");
+      throw integrationError("Invalid value for Stripe(): apiKey should be a string. You specified: " +
+                             typeof key + ".");
     }
     if (/^(sk|rk)_/.test(key)) {
-      throw integrationError("You should not use your secret key with Stripe.js. Please pass a publishable key instead.");
+      throw integrationError("You should not use your secret key with Stripe.js. " +
+                             "Please pass a publishable key instead.");
     }
     return new StripeInstance(key, options);
   }

@@ -252,7 +252,7 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client gave up (timeout); nothing to tell it
 
-    do_GET = do_POST = _serve
+    do_GET = do_POST = _serve  # noqa: N815 - http.server dispatches to do_<METHOD>
 
 
 

@@ -8,21 +8,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Header, Query, Request, Response
+from fastapi import APIRouter, Body, Depends, Header, Query, Request, Response
 from sqlmodel import Session
 
-from storefront.api.admin.session import ADMIN_ERRORS, ADMIN_ONLY, require_admin
 from storefront.api.admin.orders_schemas import (
     CancellationAnswer,
     OrderPage,
+    RefundBody,
     ResendAnswer,
+    ResolveBody,
     RetryAnswer,
     RevokeLinksAnswer,
 )
-from storefront.api.sessions import SessionRoute, get_session
+from storefront.api.admin.session import ADMIN_ERRORS, ADMIN_ONLY, require_admin
 from storefront.api.schemas import errors
+from storefront.api.sessions import SessionRoute, get_session
 from storefront.services.admin import admin_orders
 from storefront.services.admin.auth import SignedIn
+from storefront.services.orders import refund_amounts
 
 router = APIRouter(dependencies=ADMIN_ONLY, responses=ADMIN_ERRORS, tags=["admin: orders"], route_class=SessionRoute)
 
@@ -68,11 +71,19 @@ def _cancellation_answer(request: Request, outcome_number: str, message: str) ->
         return {"success": True, "order": admin_orders.order_detail(session, outcome_number), "message": message}
 
 
-@router.post("/api/orders/{order_id}/refund", response_model=CancellationAnswer, responses=errors(404, 409, 503))
-def refund_order(order_id: str, request: Request, admin: SignedIn = Depends(require_admin)) -> dict[str, Any]:
-    """Refund the whole order through the gateway that took it, once however often it is asked,
-    and cancel the print order while the provider allows it (`message` says what became of it)."""
-    outcome = request.app.state.services.cancellations.refund(order_id, admin.username)
+@router.post("/api/orders/{order_id}/refund", response_model=CancellationAnswer, responses=errors(404, 409, 422, 503))
+def refund_order(
+    order_id: str,
+    request: Request,
+    payload: RefundBody | None = Body(None),
+    idempotency_key: str | None = Header(None, description="One id per staff click: the same key refunds once"),
+    admin: SignedIn = Depends(require_admin),
+) -> dict[str, Any]:
+    """Refund through the gateway that took the payment: `amount` (dollars) or `lines`, or without a
+    body what is left of the order; never more than was paid, once per click. Refunding the rest cancels
+    the print order while the provider allows it (`message` says what became of it)."""
+    wanted = refund_amounts.refund_request(payload.model_dump(exclude_unset=True) if payload else None)
+    outcome = request.app.state.services.cancellations.refund(order_id, admin.username, wanted, idempotency_key or "")
     return _cancellation_answer(request, outcome.order.number, outcome.message)
 
 
@@ -103,3 +114,16 @@ def revoke_links(
     carry new links); the order's history names who did it."""
     admin_orders.revoke_links(session, order_id, admin.username)
     return {"success": True, "order": admin_orders.order_detail(session, order_id)}
+
+
+@router.post("/api/orders/{order_id}/resolve", response_model=RetryAnswer, responses=errors(404, 409, 422))
+def resolve_order(
+    order_id: str,
+    payload: ResolveBody | None = Body(None),
+    admin: SignedIn = Depends(require_admin),
+    session: Session = Depends(get_session),
+) -> dict[str, Any]:
+    """Mark an order that needs attention resolved, with a note of what was done (kept in its
+    history); 409 when it needs none, 422 without a note."""
+    order = admin_orders.resolve(session, order_id, admin.username, payload.note if payload else None)
+    return {"success": True, "order": admin_orders.order_detail(session, order.number)}

@@ -6,41 +6,64 @@ from typing import Any
 
 from pydantic import Field
 
-from storefront.api.schemas import _Open
+from storefront.api.schemas import Number, _example, _Open
 
 
 class AdminOrder(_Open):
     """The spec's admin Order entity, with tracking."""
 
     id: str
-    orderNumber: str | None = None  # noqa: N815
-    customerName: str | None = None  # noqa: N815
-    customerEmail: str | None = None  # noqa: N815
-    customerPhone: str | None = None  # noqa: N815
+    orderNumber: str | None = None
+    customerName: str | None = None
+    customerEmail: str | None = None
+    customerPhone: str | None = None
     subtotal: float | None = None
     shipping: float | None = None
     tax: float | None = None
     total: float | None = None
     status: str | None = None
-    paymentStatus: str | None = None  # noqa: N815
-    printifyStatus: str | None = None  # noqa: N815
-    printifyOrderId: str | None = None  # noqa: N815
-    trackingNumber: str | None = None  # noqa: N815
-    createdAt: str | None = None  # noqa: N815
-    shippingAddress: dict[str, Any] | None = None  # noqa: N815
+    paymentStatus: str | None = None
+    printifyStatus: str | None = None
+    printifyOrderId: str | None = None
+    trackingNumber: str | None = None
+    createdAt: str | None = None
+    shippingAddress: dict[str, Any] | None = None
     items: list[dict[str, Any]] = []
-    paymentProvider: str | None = None  # noqa: N815
-    history: list[dict[str, Any]] | None = Field(None, description="Refunds, cancellations, expiry: at, actor, action, detail")
-    emails: list[dict[str, Any]] | None = Field(
-        None, description="Emails to the customer: queuedAt, sentAt, kind, subject, recipient, state, attempts, lastError"
+    paymentProvider: str | None = None
+    history: list[dict[str, Any]] | None = Field(
+        None, description="Refunds, cancellations, expiry: at, actor, action, detail"
     )
+    emails: list[dict[str, Any]] | None = Field(
+        None,
+        description="Emails to the customer: queuedAt, sentAt, kind, subject, recipient, state, attempts, lastError",
+    )
+
+
+class RefundLine(_Open):
+    itemId: Any = Field(None, description="The line's id (the order's items[].id)")
+    quantity: Any = Field(1, description="How many of it, 1 or more")
+
+
+class RefundBody(_Open):
+    """What to refund: an amount, or lines, or (no body) the rest of the order."""
+
+    model_config = _example({"amount": 12.5})
+
+    amount: Number = Field(None, description="Dollars, above 0 and at most what is left to refund")
+    lines: list[RefundLine] | None = Field(None, description="Lines to refund at their price: [{itemId, quantity}]")
+
+
+class ResolveBody(_Open):
+    model_config = _example({"note": "Address corrected with the customer; resent by hand."})
+
+    note: Any = Field(None, description="What was done (required, at most 2,000 characters)")
 
 
 class OrderPage(_Open):
     data: list[AdminOrder]
     total: int
-    nextCursor: str | None = None  # noqa: N815
-    hasMore: bool  # noqa: N815
+    nextCursor: str | None = None
+    hasMore: bool
 
 
 class RetryAnswer(_Open):

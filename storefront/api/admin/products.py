@@ -16,11 +16,11 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from sqlmodel import Session
 
-from storefront.api.admin.session import ADMIN_ERRORS, ADMIN_ONLY
 from storefront.api.admin.products_schemas import (
     ArchiveRequest,
     CategoryChange,
     CategoryProducts,
+    CreatedProductAnswer,
     EditorSave,
     MarginAnswer,
     PriceSync,
@@ -34,10 +34,12 @@ from storefront.api.admin.products_schemas import (
     ShopSync,
     VisibilityChange,
 )
+from storefront.api.admin.session import ADMIN_ERRORS, ADMIN_ONLY
 from storefront.api.schemas import ProviderErrorBody, dump, errors
 from storefront.models import DB_INT_MAX, DB_INT_MIN
 from storefront.services.admin import admin_catalog, product_forms, product_margins, product_rows
 from storefront.services.catalog import catalog, sync as catalog_sync
+from storefront.services.media.images import MAX_IMAGE_BYTES
 from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.platform.money import cents_to_dollars
 from storefront.services.printify.errors import ProviderError, provider_reason
@@ -53,6 +55,10 @@ SHOP_PRODUCTS = "/api/printify/shops/{shop_id}/products"
 SHOP_PRODUCT = SHOP_PRODUCTS + "/{product_id}"
 PRODUCT = "/api/products/{product_id}"
 CATEGORY_PAGE_SIZE = 50
+#: A create carries its design as a data URL: the largest image in base64, and room for the form.
+CREATE_PATTERN = r"/api/printify/shops/[^/]+/products"
+MAX_CREATE_BYTES = (MAX_IMAGE_BYTES + 2) // 3 * 4 + 64 * 1024
+CREATE_TOO_LARGE = f"The design is too large: at most {MAX_IMAGE_BYTES // (1024 * 1024)} MB."
 
 
 def _provider(request: Request) -> PrintProvider:
@@ -149,16 +155,28 @@ def get_shop_product_margins(request: Request, shop_id: ShopId, product_id: str)
     )
 
 
-@router.post(SHOP_PRODUCTS, status_code=201, response_model=ProductRowAnswer, responses=PROVIDER_ERRORS)
+@router.post(SHOP_PRODUCTS, status_code=201, response_model=CreatedProductAnswer, responses=PROVIDER_ERRORS)
 def create_shop_product(request: Request, shop_id: ShopId, payload: ProductCreate | None = Body(None)) -> JSONResponse:
-    """Create a product: {title, description, blueprint_id (or blueprintId), print_provider_id (or
-    printProviderId), price in dollars (default 29.99)}; every catalogue variant of the product type
-    is enabled at that price (variants sent by the browser are not trusted). 201 {data}."""
+    """Create a product from a design: {title, description, blueprint_id (or blueprintId),
+    print_provider_id (or printProviderId), price in dollars (default 29.99), design (an image data
+    URL) or designUploadId, placement, colors, sizes, sizePrices}. The design is uploaded to the
+    provider once and printed on the chosen colours and sizes (variants sent by the browser are not
+    trusted); 422 'Add a design to print' without one. 201 {data, designUploadId, warning, mockups, prices}."""
     form = product_forms.ProductForm.from_payload(_object(payload))
 
     def create() -> dict[str, Any]:
         with _session(request) as session:
-            return _row_answer(admin_catalog.create_product(session, _provider(request), shop_id, form))
+            created = admin_catalog.create_designed_product(session, _provider(request), shop_id, form)
+        return {
+            **_row_answer(created.row),
+            "designUploadId": created.upload_id,
+            "warning": created.warning,
+            "mockups": created.mockups,
+            "prices": [
+                {"size": p.size, "price": p.price_cents, "cost": p.cost_cents, "margin": p.margin_cents}
+                for p in created.prices
+            ],
+        }
 
     return _refused(admin_catalog.FAILED_TO_CREATE_PRODUCT, create, status_code=201)
 
@@ -308,7 +326,11 @@ def sync_price(request: Request, product_id: str, payload: PriceSync | None = Bo
         with _session(request) as session:
             return _row_answer(
                 admin_catalog.sync_price(
-                    session, _provider(request), shop_id, product_id, body.get("price"),
+                    session,
+                    _provider(request),
+                    shop_id,
+                    product_id,
+                    body.get("price"),
                     below_cost_confirmed=body.get("confirmBelowCost") is True,
                 )
             )

@@ -9,22 +9,54 @@ from pydantic import Field
 from storefront.api.schemas import Id, Number, Text, _example, _Open
 
 
+class Placement(_Open):
+    """Where the design is printed: side, centre (0-1 of the print area), width as a share of it, angle."""
+
+    position: str | None = Field(None, description="front (default) or back")
+    x: float | None = Field(None, description="0-1, default 0.5")
+    y: float | None = Field(None, description="0-1, default 0.5")
+    scale: float | None = Field(None, description="Above 0 up to 2; 1 (default) is the print area's width")
+    angle: Any = Field(None, description="Whole degrees, default 0")
+
+
 class ProductCreate(_Open):
-    """The create-product form; every catalogue variant of the type is enabled at `price`."""
+    """The create-product form: a design printed on the chosen colours and sizes of a product type."""
 
     model_config = _example(
-        {"title": "Kappa Tee", "description": "A soft tee for the chapter.", "blueprint_id": 384, "print_provider_id": 1, "price": 29.99}
+        {
+            "title": "Kappa Tee",
+            "description": "A soft tee for the chapter.",
+            "blueprint_id": 384,
+            "print_provider_id": 1,
+            "price": 29.99,
+            "design": "data:image/png;base64,iVBORw0KGgo...",
+            "placement": {"position": "front", "x": 0.5, "y": 0.5, "scale": 1},
+            "colors": ["White", "Black"],
+            "sizes": ["S", "M", "L", "XL", "2XL"],
+        }
     )
 
     title: Text = Field(None, description="At least 3 characters")
     description: Text = Field(None, description="At least 10 characters")
     blueprint_id: Id = Field(None, description="Product type (384, 386, 387, 388, 400)")
-    blueprintId: Id = None  # noqa: N815
+    blueprintId: Id = None
     print_provider_id: Id = Field(None, description="Print provider (1, 2, 3, 29)")
-    printProviderId: Id = None  # noqa: N815
+    printProviderId: Id = None
     price: Number = Field(None, description="Dollars, default 29.99")
-    shopId: Id = None  # noqa: N815
+    shopId: Id = None
     variants: list[Any] | None = Field(None, description="Ignored: the catalogue's variants are used")
+    design: Text = Field(
+        None,
+        description="The artwork as an image data URL (PNG with a transparent background, or JPEG); required "
+        "unless designUploadId is sent",
+    )
+    designUploadId: Id = Field(None, description="The provider's id of the design, uploaded by an earlier create")
+    placement: Placement | None = None
+    colors: list[str] | None = Field(None, description="Colours to sell (default: every colour of the type)")
+    sizes: list[str] | None = Field(None, description="Sizes to sell (default: every size of the type)")
+    sizePrices: dict[str, Number] | None = Field(
+        None, description="Dollars per size; other sizes are the price plus the size's extra cost"
+    )
 
 
 class PublishRequest(_Open):
@@ -47,17 +79,20 @@ class ProviderProductUpdate(_Open):
 
 
 class EditorSave(_Open):
-    model_config = _example({"title": "Kappa Tee", "description": "A soft tee for the chapter.", "price": "31.50", "category": "hwdkn"})
+    model_config = _example(
+        {"title": "Kappa Tee", "description": "A soft tee for the chapter.", "price": "31.50", "category": "hwdkn"}
+    )
 
     title: Text = None
     description: Text = None
     price: Number = Field(None, description="Dollars, a number not below 0 ('Invalid price value')")
     category: Text = None
-    shopId: Id = None  # noqa: N815
-    printifyProductId: Id = None  # noqa: N815
+    shopId: Id = None
+    printifyProductId: Id = None
     variants: list[Any] | None = None
-    confirmBelowCost: bool | None = Field(  # noqa: N815
-        None, description="true: save even where a variant would sell below its provider cost (409 names them otherwise)"
+    confirmBelowCost: bool | None = Field(
+        None,
+        description=("true: save even where a variant would sell below its provider cost (409 names them otherwise)"),
     )
 
 
@@ -65,8 +100,8 @@ class CategoryChange(_Open):
     model_config = _example({"category": "hwdrn"})
 
     category: Text = Field(None, description="A collection key (hwdkn, hwdrn, hwdzn, hwdpn, swdnn)")
-    printifyProductId: Id = None  # noqa: N815
-    shopId: Id = None  # noqa: N815
+    printifyProductId: Id = None
+    shopId: Id = None
     name: Text = None
     description: Text = None
 
@@ -74,32 +109,33 @@ class CategoryChange(_Open):
 class VisibilityChange(_Open):
     model_config = _example({"isActive": False})
 
-    isActive: Any = Field(None, description="true to show, false to hide")  # noqa: N815
+    isActive: Any = Field(None, description="true to show, false to hide")
 
 
 class ArchiveRequest(_Open):
     model_config = _example({"deleteAtProvider": False, "shopId": 1})
 
-    deleteAtProvider: bool | None = Field(  # noqa: N815
+    deleteAtProvider: bool | None = Field(
         None, description="true: also delete the product at the print provider (left alone otherwise)"
     )
-    shopId: Id = None  # noqa: N815
+    shopId: Id = None
 
 
 class PriceSync(_Open):
     model_config = _example({"price": 27.5})
 
     price: Number = Field(None, description="Dollars ('Invalid price value')")
-    shopId: Id = None  # noqa: N815
-    printifyProductId: Id = None  # noqa: N815
-    confirmBelowCost: bool | None = Field(  # noqa: N815
-        None, description="true: save even where a variant would sell below its provider cost (409 names them otherwise)"
+    shopId: Id = None
+    printifyProductId: Id = None
+    confirmBelowCost: bool | None = Field(
+        None,
+        description=("true: save even where a variant would sell below its provider cost (409 names them otherwise)"),
     )
 
 
 class ProductSync(_Open):
-    shopId: Id = None  # noqa: N815
-    printifyData: Any = Field(None, description="Ignored: the provider's own copy is read")  # noqa: N815
+    shopId: Id = None
+    printifyData: Any = Field(None, description="Ignored: the provider's own copy is read")
 
 
 class VariantRow(_Open):
@@ -115,14 +151,14 @@ class ProductRow(_Open):
     """An editable product row: variant prices in cents, `price` in dollars."""
 
     id: str
-    shopId: int  # noqa: N815
+    shopId: int
     title: str
     description: str
-    descriptionText: str | None = None  # noqa: N815
+    descriptionText: str | None = None
     price: Any = None
-    priceCents: int | None = None  # noqa: N815
+    priceCents: int | None = None
     category: str
-    isActive: bool  # noqa: N815
+    isActive: bool
     is_published: bool
     status: str
     variants: list[VariantRow]
@@ -132,12 +168,27 @@ class ProductRowAnswer(_Open):
     data: ProductRow
 
 
+class SizePrice(_Open):
+    size: str
+    price: int = Field(description="Cents")
+    cost: int | None = Field(description="The provider's cost in cents, when the catalogue says")
+    margin: int | None = Field(description="Price minus cost in cents")
+
+
+class CreatedProductAnswer(_Open):
+    data: ProductRow
+    designUploadId: str = Field(description="The provider's upload of the design (send it to create again)")
+    warning: str | None = Field(description="Why the design may print soft, when it may")
+    mockups: list[str] = Field(description="The provider's mockup of each colour")
+    prices: list[SizePrice]
+
+
 class ProductPage(_Open):
     data: list[ProductRow]
     total: int
     limit: int
     offset: int
-    hasMore: bool  # noqa: N815
+    hasMore: bool
 
 
 class ProviderProductAnswer(_Open):
@@ -153,7 +204,7 @@ class Margin(_Open):
     price: int | None = None
     cost: int | None = None
     margin: int | None = None
-    marginPercent: float | None = None  # noqa: N815
+    marginPercent: float | None = None
 
 
 class MarginAnswer(_Open):
@@ -170,8 +221,8 @@ class CategoryProduct(_Open):
     name: str | None = None
     description: str | None = None
     price: float | None = None
-    imageUrl: str | None = None  # noqa: N815
-    isActive: bool | None = None  # noqa: N815
+    imageUrl: str | None = None
+    isActive: bool | None = None
 
 
 class CategoryProducts(_Open):

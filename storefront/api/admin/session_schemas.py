@@ -20,4 +20,4 @@ class LoginAnswer(_Open):
 
 class SessionAnswer(_Open):
     username: str
-    expiresAt: str  # noqa: N815  (the API's names)
+    expiresAt: str

@@ -2,13 +2,11 @@
 
 import reflex as rx
 
-from storefront.collections import COLLECTIONS
 from storefront.components import styles
+from storefront.components.admin.category_select import category_select
 from storefront.components.admin.shops import shop_buttons
 from storefront.state.admin.categories import CategoriesState as S
 from storefront.state.admin.shops import ShopsState
-
-CATEGORY_KEYS = [collection.key for collection in COLLECTIONS]
 
 
 def summary_card(card: rx.Var) -> rx.Component:
@@ -37,12 +35,7 @@ def product_row(row: rx.Var) -> rx.Component:
         rx.table.cell(rx.text(row["name"], weight="medium")),
         rx.table.cell(row["price"]),
         rx.table.cell(
-            rx.select(
-                CATEGORY_KEYS,
-                value=row["category"],
-                on_change=lambda key: S.set_category(product_id, key),
-                size="1",
-            )
+            category_select(row["category"].to(str), lambda key: S.set_category(product_id, key), size="1")
         ),
         rx.table.cell(
             rx.switch(
@@ -78,7 +71,7 @@ def categories_tab() -> rx.Component:
             width="100%",
             variant="surface",
         ),
-        rx.cond(S.has_more, rx.button("Load More", variant="outline", on_click=S.load_more, loading=S.loading)),
+        rx.cond(S.has_more, rx.button("Load More", variant="outline", on_click=S.load_more, loading=S.loading_more)),
         spacing="4",
         width="100%",
         on_mount=[ShopsState.load_shops, S.load],

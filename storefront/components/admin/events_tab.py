@@ -5,8 +5,7 @@ import reflex as rx
 
 from storefront.components import styles
 from storefront.components.admin.image_uploader import image_uploader
-from storefront.state.admin.events import MAX_IMAGES
-from storefront.state.admin.events import AdminEventsState as S
+from storefront.state.admin.events import MAX_IMAGES, AdminEventsState as S
 
 UPLOAD_ID = "event-images"
 DELETE_CONFIRMATION = "Are you sure you want to delete this event? This action cannot be undone."
@@ -60,7 +59,9 @@ def event_card(card: rx.Var) -> rx.Component:
                 wrap="wrap",
             ),
             rx.hstack(
-                rx.button(rx.icon("pencil", size=14), "Edit", variant="outline", size="2", on_click=S.open_edit(event_id)),
+                rx.button(
+                    rx.icon("pencil", size=14), "Edit", variant="outline", size="2", on_click=S.open_edit(event_id)
+                ),
                 rx.button(
                     rx.icon("trash-2", size=14),
                     "Delete",
@@ -198,7 +199,9 @@ def event_form() -> rx.Component:
         field("Location", text_input("location", S.location), "location"),
         field(
             "Description",
-            rx.text_area(value=S.description, on_change=S.set_field("description"), debounce_timeout=250, rows="4", width="100%"),
+            rx.text_area(
+                value=S.description, on_change=S.set_field("description"), debounce_timeout=250, rows="4", width="100%"
+            ),
             "description",
         ),
         rx.grid(
@@ -226,8 +229,20 @@ def event_form() -> rx.Component:
             spacing="2",
             width="100%",
         ),
-        list_section("Videos", rx.vstack(rx.foreach(S.videos, video_row), spacing="2", width="100%"), "Add Video", S.add_video, "videos"),
-        list_section("Links", rx.vstack(rx.foreach(S.links, link_row), spacing="2", width="100%"), "Add Link", S.add_link, "links"),
+        list_section(
+            "Videos",
+            rx.vstack(rx.foreach(S.videos, video_row), spacing="2", width="100%"),
+            "Add Video",
+            S.add_video,
+            "videos",
+        ),
+        list_section(
+            "Links",
+            rx.vstack(rx.foreach(S.links, link_row), spacing="2", width="100%"),
+            "Add Link",
+            S.add_link,
+            "links",
+        ),
         spacing="4",
         width="100%",
     )
@@ -238,7 +253,10 @@ def event_dialog() -> rx.Component:
         rx.dialog.content(
             rx.dialog.title(S.dialog_title),
             rx.dialog.description(
-                "Title, location, description and start are required.", size="2", color=styles.MUTED, margin_bottom="1rem"
+                "Title, location, description and start are required.",
+                size="2",
+                color=styles.MUTED,
+                margin_bottom="1rem",
             ),
             rx.cond(
                 S.form_loading,
@@ -300,20 +318,25 @@ def events_tab() -> rx.Component:
             width="100%",
         ),
         rx.cond(
-            S.loaded & (S.cards.length() == 0),
-            rx.callout("No events yet. Create the first one with Create Event.", icon="calendar", color_scheme="gray", width="100%"),
+            S.loaded & (S.rows.length() == 0),
+            rx.callout(
+                "No events yet. Create the first one with Create Event.",
+                icon="calendar",
+                color_scheme="gray",
+                width="100%",
+            ),
         ),
         rx.cond(
             ~S.loaded & S.loading,
             rx.center(rx.spinner(size="3"), padding="2rem", width="100%"),
         ),
         rx.grid(
-            rx.foreach(S.cards, event_card),
+            rx.foreach(S.rows, event_card),
             columns=rx.breakpoints(initial="1", md="2"),
             spacing="4",
             width="100%",
         ),
-        rx.cond(S.has_more, rx.button("Load More", variant="outline", on_click=S.load_more, loading=S.loading)),
+        rx.cond(S.has_more, rx.button("Load More", variant="outline", on_click=S.load_more, loading=S.loading_more)),
         event_dialog(),
         delete_confirmation(),
         spacing="4",

@@ -7,6 +7,8 @@ import reflex as rx
 from storefront.components import styles
 from storefront.components.admin.layout import section_card, tab_list
 from storefront.components.admin.newsletter_card import newsletter_card
+from storefront.components.admin.refund_form import refund_form
+from storefront.components.admin.resolve_form import resolve_form
 from storefront.components.empty_state import empty_state
 from storefront.components.product_card import product_image
 from storefront.services.admin.admin_orders import VIEW_AWAITING, VIEW_PAID
@@ -107,7 +109,7 @@ def actions_cell(row: OrderRow) -> rx.Component:
             on_click=OrdersState.open_detail(row["number"]),
         ),
         rx.cond(
-            row["attention"] != "",
+            row["retryable"],
             rx.button(
                 rx.icon("rotate-cw", size=14),
                 "Retry",
@@ -124,7 +126,9 @@ def actions_cell(row: OrderRow) -> rx.Component:
 def order_row(row: OrderRow) -> rx.Component:
     return rx.table.row(
         rx.table.row_header_cell(row["number"], white_space="nowrap"),
-        rx.table.cell(rx.vstack(rx.text(row["customer"]), rx.text(row["email"], size="1", color=styles.MUTED), spacing="0")),
+        rx.table.cell(
+            rx.vstack(rx.text(row["customer"]), rx.text(row["email"], size="1", color=styles.MUTED), spacing="0")
+        ),
         rx.table.cell(row["total"]),
         rx.table.cell(status_badge(row["status"])),
         rx.table.cell(payment_badge(row["payment"])),
@@ -164,7 +168,9 @@ def orders_table() -> rx.Component:
             ),
             rx.cond(
                 OrdersState.has_more,
-                rx.button("Load More", variant="outline", loading=OrdersState.loading_more, on_click=OrdersState.load_more),
+                rx.button(
+                    "Load More", variant="outline", loading=OrdersState.loading_more, on_click=OrdersState.load_more
+                ),
             ),
             align="center",
             spacing="4",
@@ -204,8 +210,7 @@ def history_line(line: HistoryRow) -> rx.Component:
         rx.vstack(
             rx.text(
                 rx.text.strong(line["label"], data_testid="history-label"),
-                " by ",
-                line["actor"],
+                line["by"],
                 size="2",
             ),
             rx.cond(line["detail"] != "", rx.text(line["detail"], size="1", color=styles.MUTED)),
@@ -233,13 +238,14 @@ def email_line(mail: EmailRow) -> rx.Component:
     return rx.hstack(
         rx.text(mail["at"], size="2", color=styles.MUTED, white_space="nowrap"),
         rx.vstack(
-            rx.text(rx.text.strong(mail["subject"], data_testid="email-subject"), " to ", mail["recipient"], size="2"),
+            rx.text(rx.text.strong(mail["subject"], data_testid="email-subject"), size="2"),
             rx.text(
-                mail["state"],
+                rx.text.span(mail["state"], data_testid="email-state"),
+                rx.cond(mail["state"] == "Sent", " to ", " for "),
+                mail["recipient"],
                 rx.cond(mail["error"] != "", ": " + mail["error"], ""),
                 size="1",
                 color=styles.MUTED,
-                data_testid="email-state",
             ),
             spacing="0",
         ),
@@ -299,7 +305,14 @@ def details_grid() -> rx.Component:
 
 def item_row(item: ItemRow) -> rx.Component:
     return rx.table.row(
-        rx.table.cell(rx.box(product_image(item["image"], item["name"], height="48px"), width="48px", border_radius="6px", overflow="hidden")),
+        rx.table.cell(
+            rx.box(
+                product_image(item["image"], item["name"], height="48px"),
+                width="48px",
+                border_radius="6px",
+                overflow="hidden",
+            )
+        ),
         rx.table.cell(item["name"]),
         rx.table.cell(item["size"]),
         rx.table.cell(item["color"]),
@@ -312,7 +325,11 @@ def item_row(item: ItemRow) -> rx.Component:
 
 def items_panel() -> rx.Component:
     return rx.table.root(
-        rx.table.header(rx.table.row(*[rx.table.column_header_cell(c) for c in ["Image", "Name", "Size", "Color", "Quantity", "Price"]])),
+        rx.table.header(
+            rx.table.row(
+                *[rx.table.column_header_cell(c) for c in ["Image", "Name", "Size", "Color", "Quantity", "Price"]]
+            )
+        ),
         rx.table.body(rx.foreach(OrdersState.detail_items, item_row)),
         width="100%",
     )
@@ -346,12 +363,13 @@ def fulfilment_panel() -> rx.Component:
         rx.cond(
             detail["attention"] != "",
             rx.callout(
-                rx.text("The print provider refused this order: ", detail["attention"]),
+                rx.text("Needs attention: ", detail["attention"]),
                 icon="triangle-alert",
                 color_scheme="red",
                 width="100%",
             ),
         ),
+        resolve_form(),
         section_card(
             field("Order Status", detail["status"]),
             field("Payment Status", detail["payment"]),
@@ -365,7 +383,7 @@ def fulfilment_panel() -> rx.Component:
             rx.cond(detail["delivered"] != "", field("Delivered", detail["delivered"])),
         ),
         rx.cond(
-            detail["attention"] != "",
+            detail["retryable"],
             rx.button(
                 rx.icon("rotate-cw", size=14),
                 "Retry",
@@ -387,20 +405,24 @@ def action_confirmation() -> rx.Component:
         rx.alert_dialog.content(
             rx.alert_dialog.title(rx.cond(is_refund, "Refund order ", "Cancel order ") + OrdersState.detail["number"]),
             rx.alert_dialog.description(OrdersState.confirmation, size="2"),
-            rx.hstack(
-                rx.alert_dialog.cancel(
-                    rx.button("Keep order", variant="soft", color_scheme="gray", disabled=OrdersState.acting)
+            rx.cond(
+                is_refund,
+                refund_form(),
+                rx.hstack(
+                    rx.alert_dialog.cancel(
+                        rx.button("Keep order", variant="soft", color_scheme="gray", disabled=OrdersState.acting)
+                    ),
+                    rx.button(
+                        "Cancel order",
+                        color_scheme="red",
+                        loading=OrdersState.acting,
+                        on_click=OrdersState.confirm,
+                        data_testid="confirm-action",
+                    ),
+                    justify="end",
+                    spacing="3",
+                    margin_top="1rem",
                 ),
-                rx.button(
-                    rx.cond(is_refund, "Refund", "Cancel order"),
-                    color_scheme="red",
-                    loading=OrdersState.acting,
-                    on_click=OrdersState.confirm,
-                    data_testid="confirm-action",
-                ),
-                justify="end",
-                spacing="3",
-                margin_top="1rem",
             ),
             max_width="460px",
         ),
@@ -467,7 +489,9 @@ def order_actions() -> rx.Component:
 def order_dialog() -> rx.Component:
     return rx.dialog.root(
         rx.dialog.content(
-            rx.dialog.title(rx.cond(OrdersState.detail["number"] != "", "Order " + OrdersState.detail["number"], "Order")),
+            rx.dialog.title(
+                rx.cond(OrdersState.detail["number"] != "", "Order " + OrdersState.detail["number"], "Order")
+            ),
             rx.dialog.description("Order details, items and fulfillment", size="2", color=styles.MUTED),
             rx.cond(
                 OrdersState.detail_loading,
@@ -518,7 +542,7 @@ def toolbar() -> rx.Component:
                 rx.icon("refresh-cw", size=16),
                 "Refresh Orders",
                 loading=OrdersState.loading,
-                on_click=OrdersState.refresh,
+                on_click=OrdersState.load,
             ),
             spacing="2",
         ),
@@ -540,6 +564,5 @@ def orders_tab() -> rx.Component:
         order_dialog(),
         spacing="4",
         width="100%",
-        on_mount=OrdersState.refresh,
+        on_mount=OrdersState.load,
     )
-

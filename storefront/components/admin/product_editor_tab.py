@@ -2,13 +2,11 @@
 
 import reflex as rx
 
-from storefront.collections import COLLECTIONS
 from storefront.components import styles
+from storefront.components.admin.category_select import category_select
 from storefront.components.admin.shops import shop_buttons
 from storefront.state.admin.editor import ProductEditorState as S
 from storefront.state.admin.shops import ShopsState
-
-CATEGORY_KEYS = [collection.key for collection in COLLECTIONS]
 
 
 def labelled(label: str, control: rx.Component) -> rx.Component:
@@ -22,10 +20,28 @@ def labelled(label: str, control: rx.Component) -> rx.Component:
 def edit_form(row: rx.Var) -> rx.Component:
     product_id = row["id"].to(str)
     return rx.vstack(
-        labelled("Title", rx.input(value=row["title"], on_change=S.set_field(product_id, "title"), debounce_timeout=250)),
+        labelled(
+            "Title", rx.input(value=row["title"], on_change=S.set_field(product_id, "title"), debounce_timeout=250)
+        ),
         labelled(
             "Description",
-            rx.text_area(value=row["description"], on_change=S.set_field(product_id, "description"), rows="4", debounce_timeout=250),
+            rx.text_area(
+                value=row["description"],
+                on_change=S.set_field(product_id, "description"),
+                rows="4",
+                debounce_timeout=250,
+            ),
+        ),
+        rx.text("A blank line starts a paragraph; lines starting with '- ' make a list.", size="1", color=styles.MUTED),
+        rx.box(
+            rx.html(row["description_preview"].to(str)),
+            data_testid="description-preview",
+            border=styles.BORDER,
+            border_radius="var(--radius-2)",
+            padding="0.5rem 0.75rem",
+            font_size="0.875rem",
+            width="100%",
+            style={"& p": {"margin": "0 0 0.5rem"}, "& ul": {"margin": "0 0 0.5rem", "padding_left": "1.2rem"}},
         ),
         rx.grid(
             labelled(
@@ -47,7 +63,7 @@ def edit_form(row: rx.Var) -> rx.Component:
             ),
             labelled(
                 "Category",
-                rx.select(CATEGORY_KEYS, value=row["category"], on_change=S.set_field(product_id, "category")),
+                category_select(row["category"].to(str), S.set_field(product_id, "category")),
             ),
             columns="2",
             spacing="3",
@@ -88,7 +104,12 @@ def view(row: rx.Var) -> rx.Component:
                 row["summary"],
                 size="2",
                 color=styles.MUTED,
-                style={"display": "-webkit-box", "-webkit-line-clamp": "2", "-webkit-box-orient": "vertical", "overflow": "hidden"},
+                style={
+                    "display": "-webkit-box",
+                    "-webkit-line-clamp": "2",
+                    "-webkit-box-orient": "vertical",
+                    "overflow": "hidden",
+                },
             ),
             rx.hstack(
                 rx.text("$", row["price"], weight="medium"),
@@ -135,7 +156,9 @@ def archive_confirmation() -> rx.Component:
                 style={"display": "flex", "gap": "0.5rem", "alignItems": "center", "marginTop": "0.75rem"},
             ),
             rx.hstack(
-                rx.alert_dialog.cancel(rx.button("Cancel", variant="soft", color_scheme="gray", on_click=S.cancel_archive)),
+                rx.alert_dialog.cancel(
+                    rx.button("Cancel", variant="soft", color_scheme="gray", on_click=S.cancel_archive)
+                ),
                 rx.button("Archive", color_scheme="red", loading=S.saving, on_click=S.archive),
                 spacing="3",
                 justify="end",
@@ -168,7 +191,7 @@ def toolbar() -> rx.Component:
                 width="100%",
                 max_width="360px",
             ),
-            rx.badge(S.total, " products", size="2", data_testid="product-count"),
+            rx.badge(S.total, rx.cond(S.total == 1, " product", " products"), size="2", data_testid="product-count"),
             rx.el.label(
                 rx.switch(checked=S.show_archived, on_change=S.set_show_archived),
                 rx.text("Archived", size="2"),
@@ -200,7 +223,7 @@ def product_editor_tab() -> rx.Component:
             rx.text("No products found", color=styles.MUTED),
         ),
         rx.vstack(rx.foreach(S.rows, editor_row), spacing="3", width="100%"),
-        rx.cond(S.has_more, rx.button("Load More", variant="outline", on_click=S.load_more, loading=S.loading)),
+        rx.cond(S.has_more, rx.button("Load More", variant="outline", on_click=S.load_more, loading=S.loading_more)),
         archive_confirmation(),
         spacing="4",
         width="100%",

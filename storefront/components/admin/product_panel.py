@@ -4,6 +4,7 @@ import reflex as rx
 
 from storefront.components import styles
 from storefront.components.admin.layout import section_card, tab_list
+from storefront.components.admin.mockups import mockup_gallery
 from storefront.components.admin.shops import shop_buttons
 from storefront.state.admin.product_panel import PRICING_TAB, PRODUCTS_TAB, PUBLISHING_TAB, ProductPanelState
 from storefront.state.admin.product_views import VARIANT_PRICE_FIELD, ProductRow, VariantPrice
@@ -102,6 +103,7 @@ def details() -> rx.Component:
                 spacing="1",
                 data_testid="variant-preview",
             ),
+            rx.cond(P.mockups.length() > 0, mockup_gallery(P.mockups, "96px", "panel-mockup")),
             rx.hstack(
                 rx.button(rx.icon("pencil", size=14), "Edit Product", variant="outline", on_click=P.edit_product),
                 rx.button(
@@ -211,7 +213,13 @@ def publishing_tab() -> rx.Component:
                 ),
                 rx.cond(
                     P.detail["published"],
-                    rx.button("Unpublish", variant="outline", color_scheme="gray", disabled=P.publishing, on_click=P.unpublish),
+                    rx.button(
+                        "Unpublish",
+                        variant="outline",
+                        color_scheme="gray",
+                        disabled=P.publishing,
+                        on_click=P.unpublish,
+                    ),
                 ),
                 spacing="2",
             ),

@@ -5,8 +5,9 @@ import reflex as rx
 from storefront.components import styles
 from storefront.components.admin.layout import section_card
 from storefront.components.admin.product_panel import product_panel, status_badge
-from storefront.state.admin.shops import ShopsState
+from storefront.components.admin.store_pages_card import store_pages_card
 from storefront.state.admin.product_views import MarginRow, ProductRow
+from storefront.state.admin.shops import ShopsState
 from storefront.state.admin.sync_pricing import MARGINS_CARD_ID, SyncPricingState
 
 S = SyncPricingState
@@ -18,7 +19,9 @@ def sync_card() -> rx.Component:
         rx.hstack(
             rx.vstack(
                 rx.heading("Catalogue Sync", as_="h3", size="5"),
-                rx.text("Copy the selected shop's products from Printify into the store.", size="2", color=styles.MUTED),
+                rx.text(
+                    "Copy the selected shop's products from Printify into the store.", size="2", color=styles.MUTED
+                ),
                 spacing="1",
             ),
             rx.button(
@@ -38,7 +41,15 @@ def sync_card() -> rx.Component:
             S.syncing | (S.sync_total > 0),
             rx.vstack(
                 rx.progress(value=S.sync_percent, max=100, width="100%", aria_label="Sync progress"),
-                rx.text(S.sync_done, " / ", S.sync_total, " products", size="2", color=styles.MUTED, data_testid="sync-count"),
+                rx.text(
+                    S.sync_done,
+                    " / ",
+                    S.sync_total,
+                    " products",
+                    size="2",
+                    color=styles.MUTED,
+                    data_testid="sync-count",
+                ),
                 spacing="2",
                 width="100%",
                 margin_top="1rem",
@@ -117,7 +128,9 @@ def price_confirmation() -> rx.Component:
                            data_testid="below-cost"),
             ),
             rx.hstack(
-                rx.alert_dialog.cancel(rx.button("Cancel", variant="soft", color_scheme="gray", on_click=S.cancel_sync_price)),
+                rx.alert_dialog.cancel(
+                    rx.button("Cancel", variant="soft", color_scheme="gray", on_click=S.cancel_sync_price)
+                ),
                 rx.button(
                     rx.cond(asked["below_cost"] != "", "Sell Below Cost", "Sync Price"),
                     color_scheme=rx.cond(asked["below_cost"] != "", "red", "ruby"),
@@ -148,7 +161,10 @@ def price_table() -> rx.Component:
             rx.table.root(
                 rx.table.header(
                     rx.table.row(
-                        *[rx.table.column_header_cell(c) for c in ["Product", "Status", "Price", "New price", "Margins"]]
+                        *[
+                            rx.table.column_header_cell(c)
+                            for c in ["Product", "Status", "Price", "New price", "Margins"]
+                        ]
                     )
                 ),
                 rx.table.body(rx.foreach(S.rows, price_row)),
@@ -194,7 +210,10 @@ def margins_card() -> rx.Component:
                     rx.table.root(
                         rx.table.header(
                             rx.table.row(
-                                *[rx.table.column_header_cell(c) for c in ["Variant", "Price", "Provider cost", "Margin", "Margin %"]]
+                                *[
+                                    rx.table.column_header_cell(c)
+                                    for c in ["Variant", "Price", "Provider cost", "Margin", "Margin %"]
+                                ]
                             )
                         ),
                         rx.table.body(rx.foreach(S.margins, margin_row)),
@@ -239,6 +258,7 @@ def sync_pricing_tab() -> rx.Component:
             ),
             rx.center(rx.spinner(size="3"), padding_y="4rem", width="100%"),
         ),
+        store_pages_card(),
         on_mount=ShopsState.load_shops,
         spacing="5",
         width="100%",

@@ -42,7 +42,13 @@ def login_card() -> rx.Component:
                 ),
                 rx.cond(
                     S.default_hint,
-                    rx.text("Default credentials: ", rx.code(S.default_hint), size="2", color=rx.color("gray", 11), data_testid="default-hint"),
+                    rx.text(
+                        "Default credentials: ",
+                        rx.code(S.default_hint),
+                        size="2",
+                        color=rx.color("gray", 11),
+                        data_testid="default-hint",
+                    ),
                 ),
                 spacing="4",
                 width="100%",

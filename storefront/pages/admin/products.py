@@ -1,10 +1,14 @@
 """/admin/products: Product Management (simple): shop selector, Create Product and Publish Product."""
 
+from typing import Any
+
 import reflex as rx
 
 from storefront.components import styles
+from storefront.components.admin.design_fields import design_section, margin_table, mockups, options
 from storefront.components.admin.layout import admin_layout, content_box, section_card, tab_list
 from storefront.components.admin.shops import shop_buttons
+from storefront.state.admin.product_design import ProductDesignState
 from storefront.state.admin.product_management import (
     CREATE_TAB,
     DEFAULT_PRICE,
@@ -36,36 +40,56 @@ def labelled(label: str, control_id: str, control: rx.Component, name: str) -> r
     )
 
 
-def choice(name: str, control_id: str, placeholder: str, options: list[tuple[str, str]]) -> rx.Component:
+def choice(
+    name: str, control_id: str, placeholder: str, options: list[tuple[str, str]], on_change: Any = None
+) -> rx.Component:
     return rx.select.root(
         rx.select.trigger(placeholder=placeholder, id=control_id, width="100%"),
         rx.select.content(*[rx.select.item(label, value=value) for value, label in options]),
         name=name,
         size="3",
+        on_change=on_change,
     )
 
 
 def create_form() -> rx.Component:
     return rx.form(
         rx.vstack(
-            labelled("Title", "create-title", rx.input(id="create-title", name="title", size="3", width="100%"), "title"),
+            labelled(
+                "Title", "create-title", rx.input(id="create-title", name="title", size="3", width="100%"), "title"
+            ),
             labelled(
                 "Description",
                 "create-description",
                 rx.text_area(id="create-description", name="description", rows="4", width="100%"),
                 "description",
             ),
+            design_section(),
+            field_message("design"),
+            field_message("placement"),
             rx.grid(
                 labelled(
                     "Product type",
                     "create-blueprint",
-                    choice("blueprintId", "create-blueprint", "Select a product type", PRODUCT_TYPE_OPTIONS),
+                    choice(
+                        "blueprintId",
+                        "create-blueprint",
+                        "Select a product type",
+                        PRODUCT_TYPE_OPTIONS,
+                        lambda value: ProductDesignState.choose_type("blueprint", value),
+                    ),
                     "blueprintId",
                 ),
                 labelled(
                     "Print provider",
                     "create-provider",
-                    choice("printProviderId", "create-provider", "Select a print provider", PRINT_PROVIDER_OPTIONS),
+                    choice(
+                        "printProviderId",
+                        "create-provider",
+                        "Select a print provider",
+                        PRINT_PROVIDER_OPTIONS,
+                        lambda value: ProductDesignState.choose_type("provider", value),
+                    ),
                     "printProviderId",
                 ),
                 columns=rx.breakpoints(initial="1", sm="2"),
@@ -84,9 +108,14 @@ def create_form() -> rx.Component:
                     min=0,
                     size="3",
                     width="12rem",
+                    on_change=ProductDesignState.set_price_text.debounce(300),
                 ),
                 "price",
             ),
+            options(),
+            field_message("colors"),
+            field_message("sizes"),
+            margin_table(),
             field_message("shopId"),
             rx.button(
                 rx.cond(S.creating, "Creating...", "Create Product"),
@@ -94,6 +123,7 @@ def create_form() -> rx.Component:
                 size="3",
                 loading=S.creating,
             ),
+            mockups(),
             spacing="4",
             width="100%",
         ),
@@ -113,14 +143,14 @@ def publish_form() -> rx.Component:
         rx.el.label(rx.text("Product", size="2", weight="medium"), html_for="publish-product"),
         rx.select.root(
             rx.select.trigger(placeholder="Select a product", id="publish-product", width="100%"),
-            rx.select.content(rx.foreach(S.options, publish_option)),
+            rx.select.content(rx.foreach(S.rows, publish_option)),
             value=S.selected_id,
             on_change=S.select_product,
             size="3",
         ),
         rx.cond(
             S.has_more,
-            rx.button("Load more products", size="1", variant="ghost", loading=S.loading, on_click=S.load_more),
+            rx.button("Load more products", size="1", variant="ghost", loading=S.loading_more, on_click=S.load_more),
         ),
         rx.button(
             rx.cond(S.publishing, "Publishing...", "Publish Product"),
@@ -143,7 +173,7 @@ def management_tabs() -> rx.Component:
         rx.tabs.content(section_card(create_form()), value=CREATE_TAB, padding_top="1.5rem"),
         rx.tabs.content(
             # Keyed by the shop: showing the tab or choosing another shop mounts it again, which reloads.
-            rx.box(section_card(publish_form()), key=ShopsState.shop_id, on_mount=S.load_products, width="100%"),
+            rx.box(section_card(publish_form()), key=ShopsState.shop_id, on_mount=S.load, width="100%"),
             value=PUBLISH_TAB,
             padding_top="1.5rem",
         ),
@@ -159,7 +189,9 @@ def admin_products() -> rx.Component:
         rx.vstack(
             rx.hstack(
                 rx.heading("Product Management", as_="h1", size="7"),
-                rx.link(rx.button(rx.icon("arrow-left", size=16), "Dashboard", variant="outline"), href=DASHBOARD_ROUTE),
+                rx.link(
+                    rx.button(rx.icon("arrow-left", size=16), "Dashboard", variant="outline"), href=DASHBOARD_ROUTE
+                ),
                 justify="between",
                 align="center",
                 width="100%",

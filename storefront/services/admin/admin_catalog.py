@@ -11,14 +11,16 @@ No database transaction is open while the provider is called.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session
 
 from storefront.models import CatalogProduct, utcnow
-from storefront.services.admin import base_price
+from storefront.services.admin import base_price, product_designs
 from storefront.services.admin.product_forms import (
     DESCRIPTION_NOT_TEXT,
     DESCRIPTION_TOO_SHORT,
@@ -241,9 +243,32 @@ def update_provider_product(
     return _store(session, answer, shop_id)
 
 
-def create_product(session: Session, provider: PrintProvider, shop_id: int, form: ProductForm) -> AdminProductRow:
-    """Create a product from the form: every catalogue variant of the product type at that print
-    provider, enabled, at the form's price; unpublished until published."""
+@dataclass(frozen=True, slots=True)
+class ProductPlan:
+    """A create form checked and priced, before anything is uploaded or created."""
+
+    body: dict[str, Any]
+    variants: list[dict[str, Any]]
+    placement: product_designs.Placement
+    prices: list[product_designs.SizePrice]
+    design: product_designs.Design | None
+    upload_id: str | None
+    resolution: product_designs.Resolution | None
+
+
+@dataclass(frozen=True, slots=True)
+class CreatedProduct:
+    """A product created from a design: its row, the provider's upload id and mockups, any resolution warning."""
+
+    row: AdminProductRow
+    upload_id: str
+    warning: str | None
+    prices: list[product_designs.SizePrice]
+    #: The provider's mockup of each colour (its front view), in the provider's order.
+    mockups: list[str]
+
+
+def _form_errors(form: ProductForm) -> tuple[dict[str, str], int | None, int | None, int]:
     errors: dict[str, str] = {}
     if (title_error := title_errors(form.title, MIN_TITLE_CHARS, TITLE_TOO_SHORT)) is not None:
         errors["title"] = title_error
@@ -256,26 +281,90 @@ def create_product(session: Session, provider: PrintProvider, shop_id: int, form
     print_provider_id = choice(form.print_provider_id, PRINT_PROVIDERS)
     if print_provider_id is None:
         errors["printProviderId"] = SELECT_PRINT_PROVIDER
+    price_cents = 0
     try:
         price_cents = parse_price(form.price)
     except ValidationError as exc:
         errors.update(exc.field_errors)
+    return errors, blueprint_id, print_provider_id, price_cents
+
+
+def _design_of(form: ProductForm) -> tuple[product_designs.Design | None, str | None]:
+    """The form's artwork (checked by content) or the id of an earlier upload of it."""
+    if isinstance(form.design_upload_id, str | int) and str(form.design_upload_id).strip():
+        return None, str(form.design_upload_id).strip()
+    data = form.design if isinstance(form.design, bytes) else product_designs.decode_data_url(form.design)
+    return product_designs.read_design(data), None
+
+
+def plan_product(provider: PrintProvider, form: ProductForm) -> ProductPlan:
+    """Check the create form and price its sizes: every field's message at once, then the choices
+    that need the catalogue (colours, sizes, the placed side, the design's print resolution)."""
+    errors, blueprint_id, print_provider_id, price_cents = _form_errors(form)
+    design: product_designs.Design | None = None
+    upload_id: str | None = None
+    placement = product_designs.Placement()
+    try:
+        design, upload_id = _design_of(form)
+    except ValidationError as exc:
+        errors.update(exc.field_errors)
+    try:
+        placement = product_designs.parse_placement(form.placement)
+    except ValidationError as exc:
+        errors.update(exc.field_errors)
     raise_if(errors)
     assert blueprint_id is not None and print_provider_id is not None
-    catalogue = provider.catalog_variants(blueprint_id, print_provider_id)
+    catalogue = provider.catalog_variants(blueprint_id, print_provider_id)["variants"]
+    chosen = product_designs.choose_variants(catalogue, form.colors, form.sizes)
+    placeholder = product_designs.placeholder_size(chosen, placement.position)
+    if placeholder is None:
+        message = product_designs.NO_SUCH_SIDE.format(position=placement.position)
+        raise ValidationError(message, {"placement": message})
+    resolution = product_designs.check_resolution(design, placement, placeholder) if design else None
+    prices = product_designs.size_prices(chosen, price_cents, form.size_prices)
     body = {
         "title": form.title.strip(),
-        "description": description,
+        "description": form.description.strip() if isinstance(form.description, str) else "",
         "blueprint_id": blueprint_id,
         "print_provider_id": print_provider_id,
-        "variants": [{"id": v["id"], "price": price_cents, "is_enabled": True} for v in catalogue["variants"]],
+        "variants": product_designs.create_variants(chosen, prices),
     }
-    return _store(session, provider.create_product(shop_id, body), shop_id)
+    return ProductPlan(body, chosen, placement, prices, design, upload_id, resolution)
 
 
-def publish_product(
-    session: Session, provider: PrintProvider, shop_id: int, product_id: str | None
-) -> AdminProductRow:
+def create_designed_product(
+    session: Session, provider: PrintProvider, shop_id: int, form: ProductForm
+) -> CreatedProduct:
+    """Create a product from the form and its design: the design uploaded once (by its contents),
+    printed where placed on the chosen colours and sizes, each size at its price; unpublished
+    until published. A form without a design is refused: 'Add a design to print'."""
+    plan = plan_product(provider, form)
+    upload_id = plan.upload_id
+    if upload_id is None:
+        assert plan.design is not None
+        upload_id = str(provider.upload_image(plan.design.file_name, contents=plan.design.base64())["id"])
+    body = {**plan.body, "print_areas": product_designs.print_areas(plan.variants, plan.placement, upload_id)}
+    created = provider.create_product(shop_id, body)
+    mockups = [
+        str(image["src"])
+        for image in created.get("images") or []
+        if image.get("src") and image.get("position", "front") == plan.placement.position
+    ]
+    return CreatedProduct(
+        row=_store(session, created, shop_id),
+        upload_id=upload_id,
+        warning=plan.resolution.warning if plan.resolution else None,
+        prices=plan.prices,
+        mockups=mockups,
+    )
+
+
+def create_product(session: Session, provider: PrintProvider, shop_id: int, form: ProductForm) -> AdminProductRow:
+    """create_designed_product's row."""
+    return create_designed_product(session, provider, shop_id, form).row
+
+
+def publish_product(session: Session, provider: PrintProvider, shop_id: int, product_id: str | None) -> AdminProductRow:
     """Publish a product to the storefront: the provider starts the publish and locks the product;
     the storefront is the sales channel, so it confirms at once (which unlocks it). A product still
     locked by a publish nobody confirmed is confirmed now."""
@@ -297,10 +386,8 @@ def publish_product(
 
 def _unlock(provider: PrintProvider, shop_id: int, product_id: str, reason: str) -> None:
     """Report a failed publish so the provider unlocks the product; the first error is the one told."""
-    try:
+    with contextlib.suppress(ProviderError):
         provider.publishing_failed(shop_id, product_id, reason)
-    except ProviderError:
-        pass
 
 
 def unpublish_product(session: Session, provider: PrintProvider, shop_id: int, product_id: str) -> AdminProductRow:
@@ -318,16 +405,22 @@ def archive_product(
     `delete_at_provider` (deleted there first; one already gone there is fine)."""
     product = _cached_product(session, product_id)
     if delete_at_provider:
-        try:
+        with contextlib.suppress(ProviderNotFound):
             provider.delete_product(shop_id, product.id)
-        except ProviderNotFound:
-            pass
-    return _save_locally(session, product, is_active=False, archived_at=utcnow())
+    if product.archived_at is not None:
+        return get_product_row(session, product.id)  # archived already: what it was before is kept
+    return _save_locally(
+        session, product, is_active=False, archived_at=utcnow(), shown_before_archive=product.is_active
+    )
 
 
 def restore_product(session: Session, product_id: str) -> AdminProductRow:
-    """Back in the back office's lists, still hidden from the store until staff show it."""
-    return _save_locally(session, _cached_product(session, product_id), archived_at=None)
+    """Back in the back office's lists and, when it was shown before Archive, in the store again."""
+    product = _cached_product(session, product_id)
+    if product.archived_at is None:
+        return get_product_row(session, product.id)
+    shown = bool(product.shown_before_archive)
+    return _save_locally(session, product, archived_at=None, is_active=shown, shown_before_archive=None)
 
 
 def refresh_product(session: Session, provider: PrintProvider, shop_id: int, product_id: str) -> AdminProductRow:

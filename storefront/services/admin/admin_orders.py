@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from sqlalchemy import case, func
@@ -13,15 +13,17 @@ from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select, update
 
 from storefront.models import MailMessage, Order, OrderItem, OutboxJob, utcnow
-from storefront.services.orders.checkout import order_items, serialize_order
+from storefront.services.orders import lifecycle, order_emails, order_history
+from storefront.services.orders.checkout import order_items
+from storefront.services.orders.customer_status import answer_payment_status
+from storefront.services.orders.fulfilment import pending_step
+from storefront.services.orders.order_access import find_order
+from storefront.services.orders.order_emails import OrderEmails
+from storefront.services.orders.order_views import serialize_order
+from storefront.services.orders.statuses import WAS_PAID, OrderStatus, PaymentStatus
 from storefront.services.platform.csv_cells import csv_safe, csv_text
 from storefront.services.platform.errors import ConflictError, ValidationError
 from storefront.services.platform.money import cents_to_dollars
-from storefront.services.orders.order_access import find_order
-from storefront.services.orders import order_emails, order_history
-from storefront.services.orders.order_emails import OrderEmails
-from storefront.services.orders.fulfilment import pending_step
-from storefront.services.orders.statuses import WAS_PAID, OrderStatus, PaymentStatus
 
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
@@ -30,6 +32,9 @@ INVALID_CURSOR = "Invalid cursor"
 INVALID_LIMIT = f"Limit must be a whole number from 1 to {MAX_PAGE_SIZE}"
 NOT_PAID = "Only a paid order can be sent to the print provider again."
 NO_ATTENTION = "This order does not need attention: it is already sent or queued for the print provider."
+NOTHING_TO_RESOLVE = "This order does not need attention: there is nothing to resolve."
+NOTE_REQUIRED = "Write what was done to resolve it (at most 2,000 characters)."
+MAX_NOTE_CHARS = 2000
 
 CSV_HEADER = (
     "Order ID",
@@ -43,6 +48,8 @@ CSV_HEADER = (
     "Printify Order ID",
     "Tracking Number",
     "Needs Attention",
+    "Refunded",
+    "Net",
 )
 _EXPORT_BATCH = 500
 
@@ -175,8 +182,13 @@ def history_view(session: Session, order: Order) -> list[dict[str, Any]]:
     """The order's history for staff, oldest first."""
     assert order.id is not None
     return [
-        {"at": row.at.isoformat(), "actor": row.actor, "action": row.action,
-         "label": order_history.label(row.action), "detail": row.detail}
+        {
+            "at": row.at.isoformat(),
+            "actor": row.actor,
+            "action": row.action,
+            "label": order_history.label(row.action),
+            "detail": row.detail,
+        }
         for row in order_history.history(session, order.id)
     ]
 
@@ -194,9 +206,16 @@ def emails_view(session: Session, order: Order) -> list[dict[str, Any]]:
     """The emails queued about the order, oldest first, with where each stands."""
     assert order.id is not None
     return [
-        {"queuedAt": mail.created_at.isoformat(), "sentAt": mail.sent_at.isoformat() if mail.sent_at else None,
-         "kind": mail.kind, "subject": mail.subject, "recipient": mail.recipient, "state": mail_state(mail),
-         "attempts": mail.attempts, "lastError": mail.last_error}
+        {
+            "queuedAt": mail.created_at.isoformat(),
+            "sentAt": mail.sent_at.isoformat() if mail.sent_at else None,
+            "kind": mail.kind,
+            "subject": mail.subject,
+            "recipient": mail.recipient,
+            "state": mail_state(mail),
+            "attempts": mail.attempts,
+            "lastError": mail.last_error,
+        }
         for mail in order_emails.order_mails(session, order.id)
     ]
 
@@ -220,10 +239,8 @@ def resend_confirmation(session: Session, number: str, click_id: object, emails:
     if not click:
         raise ValidationError(CLICK_ID_REQUIRED)
     order = find_order(session, number)
-    if order.payment_status not in WAS_PAID:
-        raise ConflictError(NOT_CONFIRMED)
-    if not order.customer_email.strip():
-        raise ConflictError(NO_EMAIL)
+    if not lifecycle.can_resend(order):
+        raise ConflictError(NOT_CONFIRMED if order.payment_status not in WAS_PAID else NO_EMAIL)
     queued = emails.resend_confirmation(session, order, click)
     session.commit()
     return queued
@@ -235,9 +252,7 @@ def revoke_links(session: Session, number: str, actor: str, now: datetime | None
     order = find_order(session, number)
     assert order.id is not None
     # One atomic step, so two clicks at once revoke twice rather than once over the other.
-    session.execute(
-        update(Order).where(col(Order.id) == order.id).values(link_generation=Order.link_generation + 1)  # type: ignore[arg-type]
-    )
+    session.execute(update(Order).where(col(Order.id) == order.id).values(link_generation=Order.link_generation + 1))
     order_history.record(session, order.id, actor, order_history.LINKS_REVOKED, at=now)
     session.commit()
 
@@ -247,7 +262,8 @@ def revoke_links(session: Session, number: str, actor: str, now: datetime | None
 
 @dataclass(frozen=True, slots=True)
 class OrderStats:
-    """The stat cards: orders that were paid, processing, fulfilled, revenue of paid orders in cents.
+    """The stat cards: orders that were paid, processing, fulfilled, revenue of paid orders in cents
+    (net of their partial refunds; an order refunded in full brings none).
 
     A checkout nobody paid is not an order to staff: it counts nowhere here ('Awaiting payment')."""
 
@@ -269,7 +285,7 @@ def order_stats(session: Session) -> OrderStats:
             func.count(),
             _count_where(col(Order.status) == OrderStatus.PROCESSING),
             _count_where(col(Order.status) == OrderStatus.FULFILLED),
-            func.coalesce(func.sum(case((paid, col(Order.total_cents)), else_=0)), 0),
+            func.coalesce(func.sum(case((paid, col(Order.total_cents) - col(Order.refunded_cents)), else_=0)), 0),
         )
         .select_from(Order)
         .where(col(Order.payment_status).in_(WAS_PAID))
@@ -295,21 +311,20 @@ def _utc_day(session: Session) -> ColumnElement[Any]:
 
 
 def revenue_by_day(session: Session, *, days: int = REVENUE_DAYS, now: datetime | None = None) -> list[DayRevenue]:
-    """Revenue of paid orders per UTC day for the last `days` days, oldest first, days without any at 0."""
-    today = (now or utcnow()).astimezone(timezone.utc).date()
+    """Revenue of paid orders (net of partial refunds) per UTC day for the last `days` days, oldest
+    first, days without any at 0."""
+    today = (now or utcnow()).astimezone(UTC).date()
     first = today - timedelta(days=days - 1)
-    start = datetime.combine(first, time.min, tzinfo=timezone.utc)
+    start = datetime.combine(first, time.min, tzinfo=UTC)
     day = _utc_day(session)
     rows = session.exec(
-        select(day, func.sum(col(Order.total_cents)))
+        select(day, func.sum(col(Order.total_cents) - col(Order.refunded_cents)))
         .where(col(Order.payment_status) == PaymentStatus.PAID, col(Order.created_at) >= start)
         .group_by(day)
     ).all()
     # SQLite answers text, PostgreSQL a date.
     totals = {str(value)[:10]: int(cents or 0) for value, cents in rows}
-    return [
-        DayRevenue(d, totals.get(d.isoformat(), 0)) for d in (first + timedelta(days=n) for n in range(days))
-    ]
+    return [DayRevenue(d, totals.get(d.isoformat(), 0)) for d in (first + timedelta(days=n) for n in range(days))]
 
 
 # --------------------------------------------------------------------------- CSV export
@@ -319,16 +334,18 @@ def csv_row(order: Order) -> list[str]:
     """One order as a row under CSV_HEADER; every text the shopper or provider chose is made safe."""
     return [
         csv_safe(order.number),
-        order.created_at.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S"),
+        order.created_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S"),
         csv_safe(order.customer_name),
         csv_safe(order.customer_email),
         f"{cents_to_dollars(order.total_cents):.2f}",
         csv_safe(order.status),
-        csv_safe(order.payment_status),
+        csv_safe(answer_payment_status(order)),
         csv_safe(order.printify_status),
         csv_safe(order.printify_order_id),
         csv_safe(order.tracking_number),
         csv_safe(order.attention_reason),
+        f"{cents_to_dollars(order.refunded_cents):.2f}",
+        f"{cents_to_dollars(order.total_cents - order.refunded_cents):.2f}",
     ]
 
 
@@ -365,33 +382,39 @@ def retry_fulfilment(session: Session, order_number: str) -> Order:
     a compare-and-set, so two staff pressing Retry together queue the order once.
     """
     order = find_order(session, order_number)
-    if order.payment_status != PaymentStatus.PAID:
-        raise ConflictError(NOT_PAID)
-    if order.attention_reason is None:
-        raise ConflictError(NO_ATTENTION)
+    if not lifecycle.can_retry(order):
+        raise ConflictError(NOT_PAID if order.payment_status != PaymentStatus.PAID else NO_ATTENTION)
     now = utcnow()
-    cleared = session.execute(
-        update(Order)
-        .where(
-            col(Order.id) == order.id,
-            col(Order.payment_status) == PaymentStatus.PAID,
-            col(Order.attention_reason).is_not(None),
-        )
-        .values(attention_reason=None, updated_at=now)
-    ).rowcount
-    if cleared != 1:
+    if not lifecycle.resolved(session, order, now=now):
         session.rollback()
         raise ConflictError(NO_ATTENTION)
     assert order.id is not None
     # The step the provider refused is tried again: the send, or the approval for production.
     kind = pending_step(order)
-    requeued = session.execute(
+    requeued = session.exec(
         update(OutboxJob)
         .where(col(OutboxJob.kind) == kind, col(OutboxJob.order_id) == order.id)
         .values(done_at=None, next_attempt_at=now)
     ).rowcount
     if requeued == 0:
         session.add(OutboxJob(kind=kind, order_id=order.id, next_attempt_at=now, created_at=now))
+    session.commit()
+    session.refresh(order)
+    return order
+
+
+def resolve(session: Session, order_number: str, admin: str, note: object) -> Order:
+    """Staff mark an order that needs attention resolved, with a note of what was done (kept in its
+    history); ValidationError without a note, ConflictError when nothing needs resolving."""
+    text = note.strip() if isinstance(note, str) else ""
+    if not text or len(text) > MAX_NOTE_CHARS:
+        raise ValidationError(NOTE_REQUIRED, {"note": NOTE_REQUIRED})
+    order = find_order(session, order_number)
+    if not lifecycle.can_resolve(order) or not lifecycle.attention_resolved(
+        session, order, actor=admin, note=text, now=utcnow()
+    ):
+        session.rollback()
+        raise ConflictError(NOTHING_TO_RESOLVE)
     session.commit()
     session.refresh(order)
     return order

@@ -121,7 +121,11 @@ class AdminAuth:
             session_factory, limit=FAILED_LOGINS_PER_MINUTE, window_seconds=60, message=TOO_MANY_FAILURES, clock=clock
         )
         self._per_address = RateLimiter(
-            session_factory, limit=LOGINS_PER_ADDRESS_PER_MINUTE, window_seconds=60, message=TOO_MANY_FAILURES, clock=clock
+            session_factory,
+            limit=LOGINS_PER_ADDRESS_PER_MINUTE,
+            window_seconds=60,
+            message=TOO_MANY_FAILURES,
+            clock=clock,
         )
         # Never refuses (no `check`): only read for the delay.
         self._user_failures = RateLimiter(

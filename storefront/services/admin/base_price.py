@@ -16,6 +16,7 @@ from storefront.services.admin.product_forms import INVALID_PRICE
 from storefront.services.platform.errors import ServiceError, ValidationError
 from storefront.services.platform.money import format_usd
 
+
 @dataclass(frozen=True, slots=True)
 class PricedVariant:
     """What the rule needs of a variant: its id, price and cost in cents, whether it is sold."""

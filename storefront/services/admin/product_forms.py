@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from storefront.collections import get_collection
 from storefront.services.catalog.catalog import PRODUCT_NOT_FOUND
+from storefront.services.collections import get_collection
 from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.platform.money import parse_cents
 
@@ -59,6 +59,16 @@ class ProductForm:
     blueprint_id: object
     print_provider_id: object
     price: object = DEFAULT_CREATE_PRICE
+    #: The artwork: an image data URL (or its bytes), or the id of one uploaded to the provider before.
+    design: object = None
+    design_upload_id: object = None
+    #: {position, x, y, scale, angle}; front, centred, as wide as the print area when not sent.
+    placement: object = None
+    #: The colours and sizes to sell (names from the catalogue); every one when not sent.
+    colors: object = None
+    sizes: object = None
+    #: Size -> dollars for a size not priced by the upcharge rule.
+    size_prices: object = None
 
     @classmethod
     def from_payload(cls, payload: Mapping[str, Any]) -> ProductForm:
@@ -70,6 +80,12 @@ class ProductForm:
             blueprint_id=payload.get("blueprintId", payload.get("blueprint_id")),
             print_provider_id=payload.get("printProviderId", payload.get("print_provider_id")),
             price=DEFAULT_CREATE_PRICE if price is None else price,
+            design=payload.get("design"),
+            design_upload_id=payload.get("designUploadId", payload.get("design_upload_id")),
+            placement=payload.get("placement"),
+            colors=payload.get("colors"),
+            sizes=payload.get("sizes"),
+            size_prices=payload.get("sizePrices"),
         )
 
 

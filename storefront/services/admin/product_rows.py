@@ -10,12 +10,12 @@ from sqlalchemy import case, func
 from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select
 
-from storefront.collections import COLLECTIONS
-from storefront.models import CatalogProduct, CatalogVariant
+from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
 from storefront.services.admin.base_price import upcharge_note
 from storefront.services.admin.product_forms import category_key, parse_product_id, whole_number
-from storefront.services.catalog.catalog import PRODUCT_NOT_FOUND, listing_price, plain_text
+from storefront.services.catalog.catalog import PRODUCT_NOT_FOUND, image_picture, listing_price, plain_text
 from storefront.services.catalog.text_search import search_condition
+from storefront.services.collections import COLLECTIONS
 from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.platform.money import cents_to_dollars
 
@@ -204,9 +204,7 @@ def product_page(
         .limit(size)
     ).all()
     variants = _variants_of(session, [p.id for p in products])
-    return ProductPage(
-        rows=[_row(p, variants[p.id]) for p in products], total=int(total), limit=size, offset=start
-    )
+    return ProductPage(rows=[_row(p, variants[p.id]) for p in products], total=int(total), limit=size, offset=start)
 
 
 def get_product_row(session: Session, product_id: str) -> AdminProductRow:
@@ -219,7 +217,9 @@ def get_product_row(session: Session, product_id: str) -> AdminProductRow:
 
 def shop_of(session: Session, product_id: str) -> int:
     """The shop a cached product belongs to; NotFoundError when it is not cached."""
-    shop_id = session.exec(select(CatalogProduct.shop_id).where(CatalogProduct.id == parse_product_id(product_id))).first()
+    shop_id = session.exec(
+        select(CatalogProduct.shop_id).where(CatalogProduct.id == parse_product_id(product_id))
+    ).first()
     if shop_id is None:
         raise NotFoundError(PRODUCT_NOT_FOUND)
     return int(shop_id)
@@ -302,3 +302,16 @@ def serialize_row(row: AdminProductRow) -> dict[str, Any]:
             for v in row.variants
         ],
     }
+
+
+def mockup_urls(session: Session, product_id: str) -> list[str]:
+    """The cached product's mockups, one per colour (its front view first), as the copied-in
+    renditions (the placeholder until they are prepared)."""
+    images = session.exec(
+        select(CatalogImage).where(CatalogImage.product_id == product_id).order_by(col(CatalogImage.sort_order))
+    ).all()
+    by_colour: dict[str, CatalogImage] = {}
+    for image in images:
+        if image.src and (image.position or "front") != "back":
+            by_colour.setdefault(image.color or image.src, image)
+    return [image_picture(image).src for image in by_colour.values()]

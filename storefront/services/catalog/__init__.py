@@ -6,5 +6,5 @@ provider's products into the cache (`sync.py`), the store's start-up sync (`stor
 and the demo's first catalogue with its tiles (`seed.py`). Nothing here calls the provider while
 a shopper waits.
 
-May use: platform, media, printify.
+May use: platform, collections, media, printify.
 """

@@ -16,11 +16,11 @@ from sqlalchemy import func
 from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select
 
-from storefront.collections import COLLECTIONS, DEFAULT_COLLECTION_KEY, DERIVATION_ORDER
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
-from storefront.services.platform.errors import NotFoundError, ValidationError
-from storefront.services.media.images import Picture, PreparedImage, picture
 from storefront.services.catalog.text_search import search_condition
+from storefront.services.collections import COLLECTIONS, DEFAULT_COLLECTION_KEY, DERIVATION_ORDER
+from storefront.services.media.images import Picture, PreparedImage, picture
+from storefront.services.platform.errors import NotFoundError, ValidationError
 
 _Row = TypeVar("_Row", CatalogVariant, CatalogImage)
 

@@ -18,8 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, event, func, update
-from sqlalchemy.orm import ORMExecuteState
-from sqlalchemy.orm import Session as OrmSession
+from sqlalchemy.orm import ORMExecuteState, Session as OrmSession
 from sqlmodel import Session, col, or_, select
 
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
@@ -274,10 +273,12 @@ def product_page(
         total = int(session.exec(select(func.count()).select_from(CatalogProduct).where(*conditions)).one())
     if key is not None:
         conditions.append(_after(key))
-    columns = [CatalogProduct.id, CatalogProduct.title, CatalogProduct.provider_created_at, CatalogProduct.card_json]
+    columns: list[Any] = [
+        CatalogProduct.id, CatalogProduct.title, CatalogProduct.provider_created_at, CatalogProduct.card_json
+    ]
     # One extra row tells whether there is a next page.
     rows = session.exec(
-        select(*columns, *([func.count().over()] if counted else []))  # type: ignore[call-overload]
+        select(*columns, *([func.count().over()] if counted else []))
         .where(*conditions)
         .order_by(*LISTING_ORDER)
         .limit(limit + 1)

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 
 from PIL import Image
 from sqlmodel import Session
 
-from storefront.collections import COLLECTIONS, SWDNN
 from storefront.config import Settings
 from storefront.services.catalog.sync import catalogue_is_empty, sync_catalogue
+from storefront.services.collections import COLLECTIONS, SWDNN
 from storefront.services.media.demo_images import ensure_png, render_collection_tile
 from storefront.services.media.images import Picture, picture_at, write_renditions
 from storefront.services.printify.provider import PrintProvider
@@ -54,7 +55,7 @@ def prepare_media(settings: Settings, provider: PrintProvider) -> int:
     written = 0
     tiles = settings.upload_dir / "collections"
     for collection in COLLECTIONS:
-        written += _ensure_tile(tiles, collection.key, lambda c=collection: render_collection_tile(c, TILE_SIZE))
+        written += _ensure_tile(tiles, collection.key, functools.partial(render_collection_tile, collection, TILE_SIZE))
     written += _ensure_tile(tiles, HERO_NAME, lambda: render_collection_tile(SWDNN, TILE_SIZE).crop(HERO_CROP))
     ensure_images = getattr(provider, "ensure_images", None)
     if callable(ensure_images):

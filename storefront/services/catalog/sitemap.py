@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from xml.sax.saxutils import escape
 
 from sqlmodel import Session, select
@@ -46,7 +46,7 @@ def visible_products(session: Session, limit: int = MAX_SITEMAP_URLS) -> list[tu
 def w3c_date(moment: datetime) -> str:
     """A sitemap's lastmod: the UTC date and time (naive times are the database's UTC)."""
     if moment.tzinfo is not None:
-        moment = moment.astimezone(timezone.utc)
+        moment = moment.astimezone(UTC)
     return moment.replace(tzinfo=None, microsecond=0).isoformat() + "+00:00"
 
 

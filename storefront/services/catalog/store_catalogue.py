@@ -8,8 +8,8 @@ from collections.abc import Callable
 from sqlmodel import Session, col, select
 
 from storefront.models import CatalogProduct
-from storefront.services.platform.background import Worker, start_worker
 from storefront.services.catalog.sync import ProgressCallback, SyncResult, remove_products, sync_shop
+from storefront.services.platform.background import Worker, start_worker
 from storefront.services.platform.job_leases import JobLeases
 from storefront.services.printify.provider import PrintProvider
 

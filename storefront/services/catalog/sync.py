@@ -6,7 +6,7 @@ import json
 import re
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlmodel import Session, col, delete, select
@@ -54,8 +54,8 @@ def parse_provider_time(value: object) -> datetime | None:
     except ValueError:
         return None
     if parsed.tzinfo is None:
-        return parsed.replace(tzinfo=timezone.utc)
-    return parsed.astimezone(timezone.utc)
+        return parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC)
 
 
 def _option_titles(product: dict[str, Any]) -> dict[int, tuple[str, str]]:
@@ -142,8 +142,8 @@ def upsert_product(session: Session, product: dict[str, Any], shop_id: int) -> C
     session.add(row)
     session.flush()
 
-    session.exec(delete(CatalogVariant).where(CatalogVariant.product_id == product_id))
-    session.exec(delete(CatalogImage).where(CatalogImage.product_id == product_id))
+    session.exec(delete(CatalogVariant).where(col(CatalogVariant.product_id) == product_id))
+    session.exec(delete(CatalogImage).where(col(CatalogImage.product_id) == product_id))
     titles = _option_titles(product)
     hexes = colour_hexes(product)
     colour_of: dict[int, str] = {}
@@ -232,7 +232,8 @@ def remove_products(session: Session, product_ids: Collection[str]) -> int:
     for start in range(0, len(ids), _DELETE_BATCH):
         archived = session.exec(
             select(CatalogProduct.id).where(
-                col(CatalogProduct.id).in_(ids[start : start + _DELETE_BATCH]), col(CatalogProduct.archived_at).is_not(None)
+                col(CatalogProduct.id).in_(ids[start : start + _DELETE_BATCH]),
+                col(CatalogProduct.archived_at).is_not(None),
             )
         ).all()
         batch = sorted(set(ids[start : start + _DELETE_BATCH]) - set(archived))

@@ -15,10 +15,11 @@ Case folding is Unicode on both ("Ä" finds "ä"), as PostgreSQL's ILIKE and the
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar
+from typing import Any
 
 from sqlalchemy import Boolean, Integer, column, func, literal_column, or_, select, table
 from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.orm import Mapped
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.visitors import InternalTraversal
@@ -51,7 +52,7 @@ class _PerDialect(ColumnElement[bool]):
     inherit_cache = True
     _is_implicitly_boolean = True  # a condition already: SQLite must not compare it with 1
     # Every form is a child, so its bound texts take part in statement caching like any other.
-    _traverse_internals: ClassVar[list[tuple[str, InternalTraversal]]] = [
+    _traverse_internals: list[tuple[str, InternalTraversal]] = [
         ("sqlite", InternalTraversal.dp_clauseelement),
         ("postgresql", InternalTraversal.dp_clauseelement),
         ("default", InternalTraversal.dp_clauseelement),
@@ -115,7 +116,7 @@ def _sqlite_condition(text: str, in_description: bool) -> ColumnElement[bool]:
     return _product_rowid.in_(matching.scalar_subquery())
 
 
-def _columns(in_description: bool) -> list[ColumnElement[str]]:
+def _columns(in_description: bool) -> list[Mapped[str]]:
     title = col(CatalogProduct.title)
     return [title, col(CatalogProduct.description)] if in_description else [title]
 

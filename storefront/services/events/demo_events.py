@@ -9,10 +9,10 @@ from pathlib import Path
 
 from sqlmodel import Session, func, select
 
-from storefront.collections import COLLECTIONS, Collection
 from storefront.models import Event
-from storefront.services.media.demo_images import render_collection_tile
+from storefront.services.collections import COLLECTIONS, Collection
 from storefront.services.events.events import create_event
+from storefront.services.media.demo_images import render_collection_tile
 from storefront.services.media.uploads import UploadedFile, store_uploads
 
 #: (title, collection key, location, days from today, start, end, featured, active, capacity, price, description)
@@ -45,7 +45,7 @@ def seed_events_if_empty(session: Session, upload_dir: Path, media_dir: Path, to
     photos = store_uploads(
         session, [_photo(by_key[row[1]]) for row in _DEMO_EVENTS], upload_dir, media_dir, "events"
     )
-    for row, photo in zip(_DEMO_EVENTS, photos):
+    for row, photo in zip(_DEMO_EVENTS, photos, strict=True):
         title, _, location, days, begins, ends, featured, active, capacity, price, description = row
         day = (start + timedelta(days=days)).isoformat()
         create_event(session, {
@@ -56,7 +56,9 @@ def seed_events_if_empty(session: Session, upload_dir: Path, media_dir: Path, to
             "endDate": f"{day}T{ends}" if ends else "",
             "images": [photo.url],
             "videos": [],
-            "links": [{"title": "Directions", "url": f"https://www.openstreetmap.org/search?query={location.split(' - ')[0]}"}],
+            "links": [
+                {"title": "Directions", "url": f"https://www.openstreetmap.org/search?query={location.split(' - ')[0]}"}
+            ],
             "isActive": active,
             "featured": featured,
             "capacity": capacity,

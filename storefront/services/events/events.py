@@ -18,8 +18,8 @@ from sqlmodel import Session, col, func, select
 
 from storefront.models import DB_INT_MAX, Event, ImageSource, utcnow
 from storefront.services.media.catalog_images import src_key
-from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.media.images import Picture, PreparedImage, picture
+from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.platform.money import format_usd
 
 MAX_EVENT_IMAGES = 10
@@ -331,7 +331,7 @@ def active_event_stamps(session: Session, limit: int = 50_000) -> list[tuple[int
         .order_by(col(Event.starts_at), col(Event.id))
         .limit(limit)
     ).all()
-    return [(int(event_id), updated) for event_id, updated in rows]
+    return [(event_id, updated) for event_id, updated in rows if event_id is not None]
 
 
 def _event(session: Session, event_id: object) -> Event:

@@ -7,17 +7,17 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlmodel import Session, col, select
 
 from storefront.models import Event, ImageSource
-from storefront.services.platform.background import Worker, start_worker
 from storefront.services.media.catalog_images import src_key
 from storefront.services.media.images import rendition_name, rendition_widths
-from storefront.services.platform.job_leases import JobLeases, one_at_a_time
 from storefront.services.media.uploads import UPLOADS_URL
+from storefront.services.platform.background import Worker, start_worker
+from storefront.services.platform.job_leases import JobLeases, one_at_a_time
 
 logger = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ def sweep_uploads(
     directory = upload_dir / folder
     if not directory.is_dir():
         return []
-    cutoff = (now or datetime.now(timezone.utc)).timestamp() - grace.total_seconds()
+    cutoff = (now or datetime.now(UTC)).timestamp() - grace.total_seconds()
     old = {f"{UPLOADS_URL}/{folder}/{path.name}": path for path in directory.iterdir()
            if path.is_file() and path.stat().st_mtime < cutoff}
     if not old:

@@ -26,6 +26,17 @@ class Mailer(Protocol):
     def send(self, message: EmailMessage) -> None: ...
 
 
+def _say_where_files_go() -> None:
+    """Each written file's path reaches the console: without SMTP it is the only way to find a
+    message, and the app configures no logging of its own (so INFO would be dropped)."""
+    if not logger.isEnabledFor(logging.INFO):
+        logger.setLevel(logging.INFO)
+    if not logger.hasHandlers():
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+        logger.addHandler(handler)
+
+
 class FileMailer:
     """Writes each message as `<Message-ID>.eml` under a folder: `make run` shows them with no mail server.
 
@@ -35,6 +46,7 @@ class FileMailer:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
+        _say_where_files_go()
 
     def path_of(self, message: EmailMessage) -> Path:
         name = re.sub(r"[^A-Za-z0-9._-]", "_", str(message["Message-ID"]).strip("<>"))[:150]

@@ -55,6 +55,10 @@ class Mail:
     #: What the message is about, e.g. 'order-SF-000001-confirmed': the Message-ID is made from it.
     key: str
     order_id: int | None = None
+    #: A newsletter message's one-click unsubscribe address (the List-Unsubscribe header).
+    list_unsubscribe: str | None = None
+    #: Where a reply goes instead of the support address (a contact message: its writer).
+    reply_to: str | None = None
 
 
 def message_id(key: str) -> str:
@@ -71,7 +75,7 @@ def queue_mail(session: Session, mail: Mail, now: datetime | None = None) -> boo
         .values(
             message_id=message_id(mail.key), kind=mail.kind, order_id=mail.order_id, recipient=mail.recipient,
             subject=mail.subject, text_body=mail.text, html_body=mail.html, attempts=0, next_attempt_at=now,
-            created_at=now,
+            created_at=now, list_unsubscribe=mail.list_unsubscribe, reply_to=mail.reply_to,
         )
         .on_conflict_do_nothing(index_elements=[MailMessage.message_id])
         .returning(MailMessage.id)
@@ -84,14 +88,20 @@ def retry_delay(attempts: int) -> timedelta:
     return timedelta(seconds=min(RETRY_MAX_SECONDS, RETRY_BASE_SECONDS * 2 ** max(attempts - 1, 0)))
 
 
-def email_message(row: MailMessage, mail_from: str) -> EmailMessage:
-    """The message as sent: plain text with an HTML alternative."""
+def email_message(row: MailMessage, mail_from: str, reply_to: str = "") -> EmailMessage:
+    """The message as sent: plain text with an HTML alternative; replies go to `reply_to` (the
+    support address, or the message's own), and a newsletter message can be left with one click (RFC 8058)."""
     message = EmailMessage()
     message["From"] = mail_from
+    if row.reply_to or reply_to:
+        message["Reply-To"] = row.reply_to or reply_to
     message["To"] = row.recipient
     message["Subject"] = row.subject
     message["Message-ID"] = row.message_id
     message["Date"] = format_datetime(row.created_at)
+    if row.list_unsubscribe:
+        message["List-Unsubscribe"] = f"<{row.list_unsubscribe}>"
+        message["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     message.set_content(row.text_body)
     message.add_alternative(row.html_body, subtype="html")
     return message
@@ -107,7 +117,9 @@ class MailOutbox:
         mail_from: str,
         clock: Clock = utcnow,
         keep_files: timedelta = KEEP_MAIL_FILES,
+        reply_to: str = "",
     ) -> None:
+        self._reply_to = reply_to
         self._session_factory = session_factory
         self._mailer = mailer
         self._mail_from = mail_from
@@ -147,7 +159,7 @@ class MailOutbox:
             ).first()
             if row is None:
                 return None
-            claimed = session.execute(
+            claimed = session.exec(
                 update(MailMessage)
                 .where(
                     col(MailMessage.id) == row.id,
@@ -161,7 +173,7 @@ class MailOutbox:
                 return 0
             session.refresh(row)
             try:
-                self._mailer.send(email_message(row, self._mail_from))
+                self._mailer.send(email_message(row, self._mail_from, self._reply_to))
             except Exception as exc:  # noqa: BLE001 - any failure is retried later, never lost
                 row.attempts += 1
                 row.next_attempt_at = now + retry_delay(row.attempts)

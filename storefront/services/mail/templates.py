@@ -9,7 +9,8 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from storefront.collections import SWDNN
+from storefront.services.collections import SWDNN
+from storefront.services.platform.store_routes import page_links
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 
@@ -25,6 +26,29 @@ class Brand:
 
 
 BRAND = Brand()
+
+
+@dataclass(frozen=True)
+class Contact:
+    """Who the shopper can write to, shown in every email's footer: the support address (also the
+    Reply-To), the shop's name and postal address, and links to the policies and contact page."""
+
+    shop_name: str = SWDNN.label
+    support_email: str = ""
+    #: Lines of the postal address (empty: none shown).
+    address: tuple[str, ...] = ()
+    #: (name, absolute address) of each policy page and the contact page.
+    links: tuple[tuple[str, str], ...] = ()
+
+
+def address_lines(value: str) -> tuple[str, ...]:
+    """SHOP_ADDRESS ('1 Main St; Albany, NY 12207') as its lines."""
+    return tuple(line.strip() for line in value.split(";") if line.strip())
+
+
+def store_contact(shop_name: str, support_email: str, shop_address: str, public_url: str) -> Contact:
+    """The footer's contact from the settings (SHOP_NAME, SUPPORT_EMAIL, SHOP_ADDRESS, PUBLIC_URL)."""
+    return Contact(shop_name, support_email, address_lines(shop_address), page_links(public_url))
 
 _loader = FileSystemLoader(TEMPLATE_DIR)
 _html = Environment(loader=_loader, autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
@@ -43,8 +67,9 @@ class Rendered:
 
 
 def render(name: str, **context: Any) -> Rendered:
-    """`{name}.txt` and `{name}.html` rendered with `context` (and `brand`)."""
+    """`{name}.txt` and `{name}.html` rendered with `context` (and `brand`, `contact`)."""
     context.setdefault("brand", BRAND)
+    context.setdefault("contact", Contact())
     return Rendered(
         text=_text.get_template(f"{name}.txt").render(**context),
         html=_html.get_template(f"{name}.html").render(**context),

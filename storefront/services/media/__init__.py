@@ -6,5 +6,5 @@ prepared once (`catalog_images.py`), uploads checked and re-encoded before anyth
 (`uploads.py`: event and try-on photos), and the demo's drawn garments and tiles
 (`demo_images.py`).
 
-May use: platform.
+May use: platform, collections.
 """

@@ -13,7 +13,7 @@ import hashlib
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy import update
@@ -43,7 +43,7 @@ def src_key(src: str) -> str:
 
 def _aware(moment: datetime | None) -> datetime | None:
     """SQLite hands datetimes back without their zone; every time here is UTC."""
-    return moment.replace(tzinfo=timezone.utc) if moment is not None and moment.tzinfo is None else moment
+    return moment.replace(tzinfo=UTC) if moment is not None and moment.tzinfo is None else moment
 
 
 def _prepared(source: ImageSource) -> PreparedImage | None:
@@ -128,7 +128,11 @@ class CatalogImagePreparer:
 
     def _prepare_one(self, src: str, known: ImageSource | None) -> tuple[PreparedImage | None, str]:
         """Renditions of one address (reusing a prepared source whose files exist) or the error."""
-        if known is not None and (prepared := _prepared(known)) is not None and renditions_exist(prepared, self.media_dir):
+        if (
+            known is not None
+            and (prepared := _prepared(known)) is not None
+            and renditions_exist(prepared, self.media_dir)
+        ):
             return prepared, ""
         try:
             return prepare_image(self.loader.load(src), self.media_dir), ""

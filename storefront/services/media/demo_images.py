@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import tempfile
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Literal
 
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
-from storefront.collections import Collection
+from storefront.services.collections import Collection
 
 GarmentKind = Literal["tee", "hoodie", "crewneck"]
 RGB = tuple[int, int, int]
@@ -466,9 +468,7 @@ def ensure_png(path: Path, render: Callable[[], Image.Image]) -> bool:
             image.save(handle, format="PNG", compress_level=_PNG_COMPRESS_LEVEL)
         os.replace(tmp_name, path)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
-        except FileNotFoundError:
-            pass
         raise
     return True

@@ -161,7 +161,9 @@ class ImageSourceLoader:
         def capped(value: float | None) -> float:
             return min(value if value is not None else FETCH_TIMEOUT_SECONDS, remaining)
 
-        return httpx.Timeout(connect=capped(own.connect), read=capped(own.read), write=capped(own.write), pool=capped(own.pool))
+        return httpx.Timeout(
+            connect=capped(own.connect), read=capped(own.read), write=capped(own.write), pool=capped(own.pool)
+        )
 
     def _body(self, response: httpx.Response, src: str, deadline: float) -> bytes:
         if response.status_code == 429 or response.status_code >= 500:

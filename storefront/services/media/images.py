@@ -9,6 +9,7 @@ pillow-heif's opener is registered here, where every image that comes in is deco
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import math
@@ -56,7 +57,7 @@ IMAGE_TOO_COSTLY = "The image has too many pixels to work on. Use a smaller one 
 
 #: Bytes a decode holds at its peak for each pixel of the image: Pillow keeps 4 for a colour pixel;
 #: libwebp and libheif also hold their own decoded copies until Pillow has its (measured in
-#: tests/unit/test_image_memory.py).
+#: tests/unit/tryon/test_image_memory.py).
 DECODE_BYTES_PER_PIXEL: dict[str, int] = {"WEBP": 16, "HEIF": 10}
 #: Added for a pixel not decoded as RGB(A) (palette, grey, CMYK): the conversion's own copy.
 CONVERSION_BYTES_PER_PIXEL = 4
@@ -174,7 +175,7 @@ def open_image(data: bytes, *, fit: int | None = None, max_decode_bytes: int | N
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
-            image = Image.open(io.BytesIO(data))
+            image: Image.Image = Image.open(io.BytesIO(data))
             if image.format not in ACCEPTED_FORMATS:
                 raise ImageRejected(IMAGE_UNREADABLE)
             if image.width * image.height > MAX_IMAGE_PIXELS:
@@ -205,7 +206,10 @@ def fit_webp(image: Image.Image) -> Image.Image:
     if max(image.size) <= WEBP_MAX_SIDE:
         return image
     scale = WEBP_MAX_SIDE / max(image.size)
-    size = (min(WEBP_MAX_SIDE, max(1, round(image.width * scale))), min(WEBP_MAX_SIDE, max(1, round(image.height * scale))))
+    size = (
+        min(WEBP_MAX_SIDE, max(1, round(image.width * scale))),
+        min(WEBP_MAX_SIDE, max(1, round(image.height * scale))),
+    )
     return image.resize(size, Image.Resampling.LANCZOS)
 
 
@@ -218,10 +222,8 @@ def write_webp(path: Path, image: Image.Image) -> None:
             image.save(handle, format="WEBP", quality=WEBP_QUALITY, method=4)
         os.replace(tmp_name, path)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
-        except FileNotFoundError:
-            pass
         raise
 
 

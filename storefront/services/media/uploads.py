@@ -11,6 +11,7 @@ upload's URL so pages can send a `srcset` for it.
 
 from __future__ import annotations
 
+import functools
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,22 +23,26 @@ from sqlmodel import Session
 
 from storefront.models import ImageSource, utcnow
 from storefront.services.media.catalog_images import src_key
-from storefront.services.platform.errors import ValidationError
-from storefront.services.platform.rate_limit import RateLimiter
 from storefront.services.media.images import (
     ImageRejected,
     PreparedImage,
-    write_webp,
     digest_of,
     fit_webp,
     open_image,
     rendition_name,
     rendition_widths,
     write_renditions,
+    write_webp,
 )
+from storefront.services.platform.errors import ValidationError
+from storefront.services.platform.rate_limit import RateLimiter
 
 MAX_FILES_PER_REQUEST = 10
 UPLOADS_URL = "/uploads"
+#: The kinds of upload a handler of the pages takes: the upload gate (api/body_limit.py) caps and
+#: counts each kind, and state/upload_handlers.py says which handler takes which.
+PHOTO_UPLOAD = "photo"
+IMAGES_UPLOAD = "images"
 TOO_MANY_FILES = f"You can upload at most {MAX_FILES_PER_REQUEST} images at a time."
 NO_FILES = "Choose at least one image to upload."
 #: Photo-picker uploads (up to 10 images each) per client address and minute, counted before the
@@ -123,7 +128,7 @@ def store_uploads(
             digest = digest_of(path.read_bytes())
             renditions = [media_dir / rendition_name(digest, w) for w in rendition_widths(image.width)]
             written += [r for r in renditions if not r.exists()]  # those seen before stay either way
-            write_renditions(image, media_dir, lambda width, d=digest: rendition_name(d, width))
+            write_renditions(image, media_dir, functools.partial(rendition_name, digest))
             prepared = PreparedImage(digest=digest, width=image.width, height=image.height)
             url = f"{UPLOADS_URL}/{folder}/{name}"
             session.add(

@@ -8,6 +8,7 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from storefront.services.mail.outbox import Mail
+from storefront.services.mail.templates import Contact
 
 TEMPLATES = Path(__file__).parent / "templates"
 CONFIRM_KIND = "newsletter-confirm"
@@ -29,9 +30,16 @@ def render(name: str, **values: object) -> str:
     return _environment().get_template(name).render(**values)
 
 
-def confirmation_mail(email: str, confirm_url: str, unsubscribe_url: str, key: str) -> Mail:
-    """The double opt-in email: the confirm link and, as in every newsletter message, the unsubscribe link."""
-    values = {"email": email, "confirm_url": confirm_url, "unsubscribe_url": unsubscribe_url}
+def confirmation_mail(
+    email: str, confirm_url: str, unsubscribe_url: str, key: str, one_click_url: str = "",
+    contact: Contact | None = None,
+) -> Mail:
+    """The double opt-in email: the confirm link and, as in every newsletter message, the unsubscribe
+    link, the one-click List-Unsubscribe address and the support address and policies."""
+    values = {
+        "email": email, "confirm_url": confirm_url, "unsubscribe_url": unsubscribe_url,
+        "contact": contact or Contact(),
+    }
     return Mail(
         kind=CONFIRM_KIND,
         recipient=email,
@@ -39,4 +47,5 @@ def confirmation_mail(email: str, confirm_url: str, unsubscribe_url: str, key: s
         text=render("confirm.txt", **values),
         html=render("confirm.html", **values),
         key=key,
+        list_unsubscribe=one_click_url or None,
     )

@@ -11,15 +11,17 @@ client address before anything else is done.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from urllib.parse import urlencode
 
 from email_validator import EmailNotValidError, validate_email
 from sqlalchemy import func, or_, update
+from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select
 
 from storefront.models import NewsletterSubscriber, utcnow
 from storefront.services.mail.outbox import queue_mail
+from storefront.services.mail.templates import Contact
 from storefront.services.newsletter.emails import confirmation_mail
 from storefront.services.platform.csv_cells import csv_safe, csv_text
 from storefront.services.platform.errors import ValidationError
@@ -38,6 +40,8 @@ CONFIRM_PURPOSE = "newsletter-confirm"
 UNSUBSCRIBE_PURPOSE = "newsletter-unsubscribe"
 CONFIRM_ROUTE = "/newsletter/confirm"
 UNSUBSCRIBE_ROUTE = "/newsletter/unsubscribe"
+#: Where a mail program's one-click unsubscribe (List-Unsubscribe-Post, RFC 8058) POSTs.
+ONE_CLICK_UNSUBSCRIBE_ROUTE = "/api/newsletter/unsubscribe"
 CONFIRM_LINK_DAYS = 7
 #: A repeat sign-up of an unconfirmed address re-sends its confirmation at most this often.
 RESEND_INTERVAL = timedelta(hours=1)
@@ -94,6 +98,11 @@ def unsubscribe_link(signer: LinkSigner, public_url: str, email: str) -> str:
     return _link(public_url, UNSUBSCRIBE_ROUTE, email, signer.sign(UNSUBSCRIBE_PURPOSE, email))
 
 
+def one_click_unsubscribe_link(signer: LinkSigner, public_url: str, email: str) -> str:
+    """The address of the List-Unsubscribe header: a POST to it unsubscribes at once."""
+    return _link(public_url, ONE_CLICK_UNSUBSCRIBE_ROUTE, email, signer.sign(UNSUBSCRIBE_PURPOSE, email))
+
+
 def confirmation_key(subscriber_id: int, now: datetime) -> str:
     """The confirmation message's key: one per subscriber and RESEND_INTERVAL."""
     window = int(now.timestamp()) // int(RESEND_INTERVAL.total_seconds())
@@ -109,7 +118,9 @@ def _find(session: Session, email: str) -> NewsletterSubscriber | None:
     return session.exec(select(NewsletterSubscriber).where(col(NewsletterSubscriber.email) == email)).first()
 
 
-def subscribe(session: Session, email: str, signer: LinkSigner, public_url: str, now: datetime) -> bool:
+def subscribe(
+    session: Session, email: str, signer: LinkSigner, public_url: str, now: datetime, contact: Contact | None = None
+) -> bool:
     """Keep `email` (normalised) and queue its confirmation unless it is confirmed or one was
     queued within RESEND_INTERVAL; the caller commits. True when a confirmation was queued (for
     tests and logs only: the visitor is told THANKS either way)."""
@@ -122,7 +133,7 @@ def subscribe(session: Session, email: str, signer: LinkSigner, public_url: str,
     assert subscriber is not None and subscriber.id is not None
     if subscribed(subscriber):
         return False
-    claimed = session.execute(
+    claimed = session.exec(
         update(NewsletterSubscriber)
         .where(
             col(NewsletterSubscriber.id) == subscriber.id,
@@ -140,6 +151,8 @@ def subscribe(session: Session, email: str, signer: LinkSigner, public_url: str,
         confirm_link(signer, public_url, email, now),
         unsubscribe_link(signer, public_url, email),
         confirmation_key(subscriber.id, now),
+        one_click_unsubscribe_link(signer, public_url, email),
+        contact or Contact(),
     )
     return queue_mail(session, mail, now=now)
 
@@ -168,7 +181,7 @@ def unsubscribe(session: Session, email: str, signature: str, signer: LinkSigner
         session.add(subscriber)
 
 
-def _is_subscribed():  # type: ignore[no-untyped-def]
+def _is_subscribed() -> ColumnElement[bool]:
     return col(NewsletterSubscriber.confirmed_at).is_not(None) & col(NewsletterSubscriber.unsubscribed_at).is_(None)
 
 
@@ -196,7 +209,7 @@ def _subscribers(session: Session) -> Iterator[NewsletterSubscriber]:
 def csv_row(subscriber: NewsletterSubscriber) -> list[str]:
     """One subscriber under CSV_HEADER; the address goes through the shared formula guard."""
     assert subscriber.confirmed_at is not None
-    confirmed = subscriber.confirmed_at.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+    confirmed = subscriber.confirmed_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
     return [csv_safe(subscriber.email), confirmed]
 
 
@@ -214,7 +227,9 @@ class Newsletter:
         signer: LinkSigner,
         public_url: str,
         clock: Clock = utcnow,
+        contact: Contact | None = None,
     ) -> None:
+        self._contact = contact or Contact()
         self._session_factory = session_factory
         self._signer = signer
         self._public_url = public_url
@@ -227,7 +242,7 @@ class Newsletter:
         self.limiter.check(signup_key(client_address))
         email = normalise_email(value)
         with self._session_factory() as session:
-            subscribe(session, email, self._signer, self._public_url, self._clock())
+            subscribe(session, email, self._signer, self._public_url, self._clock(), self._contact)
             session.commit()
         return THANKS
 

@@ -1,7 +1,10 @@
 """Orders: from a cart to an order delivered, refunded or cancelled.
 
 Cart rules (`cart.py`), a shopper's pick priced from the catalogue (`shopping.py`) or from the
-store (`store_lines.py`), checkout with server-side repricing (`checkout.py`), who may reach an
+store (`store_lines.py`), checkout: the payload's validation (`order_request.py`), repricing from the catalogue
+(`repricing.py`), placing the order once (`checkout.py`), the checkout form (`checkout_form.py`),
+what the browser and the admin API are told about an order (`order_views.py`) with its money
+(`order_money.py`); the order's states and moves, with what staff may do (`lifecycle.py`); who may reach an
 order (`order_access.py`), charging it once (`order_payment.py`) or through Stripe's
 PaymentIntents (`intent_payments.py`), the outbox that sends a paid order to the print provider
 (`fulfilment.py`), keeping it in step with the provider (`order_tracking.py`) and the provider's

@@ -1,149 +1,68 @@
-"""Checkout: order payload validation, server-side repricing and order creation.
+"""Placing an order: a validated, repriced request saved with its lines before anything else
+happens, once per idempotency key (a retry gets the same order; a changed request amends it while
+it is unpaid).
 
-The browser's prices are never trusted: every line is repriced from the catalogue cache, and the
-browser's prices are only compared with ours to catch a stale cart (spec section 5).
+The checkout's other jobs live beside it: the payload's validation (order_request.py), repricing
+from the catalogue (repricing.py), the checkout form (checkout_form.py) and what the browser and
+the admin API are told about an order (order_views.py); their public names are importable from here too.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime
-from decimal import Decimal
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
-from email_validator import EmailNotValidError, validate_email
 from sqlmodel import Session, col, delete, select, update
 
 from storefront.models import Order, OrderItem, utcnow
 from storefront.services.orders import order_access
-from storefront.services.orders.cart import (
-    MAX_CART_LINES,
-    MAX_LINE_QUANTITY,
-    MIN_LINE_QUANTITY,
-    SOURCE_OURS,
-    SOURCE_STORE,
-    CartLine,
-    Totals,
-    cart_totals,
-    parse_quantity,
-    totals_for,
+from storefront.services.orders.cart import Totals
+from storefront.services.orders.checkout_form import (
+    FORM_DEFAULTS,
+    KEPT_FORM_FIELDS,
+    MAX_KEPT_CHARS,
+    checkout_payload,
+    kept_form_fields,
 )
-from storefront.services.catalog.catalog import COLOR_NOT_AVAILABLE
-from storefront.services.platform.errors import ConflictError, ServiceError, ValidationError
-from storefront.services.platform.money import cents_to_dollars, parse_cents
-from storefront.services.platform.rate_limit import RateLimiter
-from storefront.services.payments.gateway import CARD_FIELDS
-from storefront.services.orders.shopping import LinePick, price_lines
+from storefront.services.orders.order_request import (
+    BILLING_FIELD,
+    NO_ITEMS,
+    PRICE_MISMATCH,
+    SHIPPING_FIELD,
+    STORE_ITEMS_REFUSED,
+    TOO_MANY_ITEMS,
+    Address,
+    OrderLineRequest,
+    OrderRequest,
+    is_email,
+    too_long,
+    validate_order_payload,
+)
+from storefront.services.orders.order_views import serialize_order, shopper_view
+from storefront.services.orders.repricing import PricedLine, check_browser_subtotal, order_totals, reprice_lines
+from storefront.services.orders.ship_to import DEFAULT_SHIP_TO
 from storefront.services.orders.statuses import PAYABLE, OrderStatus, PaymentStatus
+from storefront.services.platform.errors import ConflictError, ValidationError
+from storefront.services.platform.rate_limit import RateLimiter
 
-# Messages of spec section 5 (and 8), shown as they are.
-EMAIL_INVALID = "Please enter a valid email address"
-NAME_TOO_SHORT = "Name must be at least 2 characters"
-FIRST_NAME_REQUIRED = "First name is required"
-LAST_NAME_REQUIRED = "Last name is required"
-ADDRESS_REQUIRED = "Address is required"
-CITY_REQUIRED = "City is required"
-STATE_REQUIRED = "State is required"
-COUNTRY_REQUIRED = "Country is required"
-ZIP_REQUIRED = "ZIP code is required"
-NO_ITEMS = "No items in cart"
-PRICE_MISMATCH = "Price mismatch detected. Please refresh and try again."
-# Messages the spec does not show.
-COUNTRY_INVALID = "Country must be a 2-letter code"
-PRODUCT_REQUIRED = "Product is required"
-SIZE_REQUIRED = "Size is required"
-QUANTITY_INVALID = f"Quantity must be a whole number from {MIN_LINE_QUANTITY} to {MAX_LINE_QUANTITY}"
-PRICE_REQUIRED = "Price is required"
-PRICE_INVALID = "Price must be a number"
-SUBTOTAL_REQUIRED = "Subtotal is required"
+__all__ = [
+    "BILLING_FIELD", "FORM_DEFAULTS", "KEPT_FORM_FIELDS", "MAX_KEPT_CHARS", "NO_ITEMS", "PRICE_MISMATCH",
+    "SHIPPING_FIELD", "STORE_ITEMS_REFUSED", "TOO_MANY_ITEMS", "TOO_MANY_ORDERS", "OrderLineRequest", "PlacedOrder",
+    "PricedLine", "checkout_payload", "create_order", "is_email", "kept_form_fields", "order_items", "order_limiter",
+    "order_limit_key", "order_totals", "place_order", "reprice_lines", "serialize_order", "shopper_view",
+    "validate_order_payload",
+]
+
 TOO_MANY_ORDERS = "Too many orders from your address this hour. Please try again later."
-TOO_MANY_ITEMS = "Too many items in cart"
 KEY_REUSED = "This order request was already used for a different order."
 ORDER_LOCKED = "This order has been paid and can no longer be changed."
-STORE_ITEMS_REFUSED = (
-    "Items from the store catalogue are checked out on the store itself: use its Checkout button in your cart."
-)
-SOURCE_UNKNOWN = "Unknown item source"
-#: Sources a sent line may name for our own catalogue (none, or the print provider's name).
-OUR_SOURCES = (SOURCE_OURS, "printify")
-
-SHIPPING_FIELD = "shippingAddress"
-BILLING_FIELD = "billingAddress"
-#: The cart's own cap on distinct lines: an order can hold no more than a cart.
-MAX_ITEMS = MAX_CART_LINES
-#: Browser prices may differ from ours by at most one cent (the spec's 0.01 tolerance).
-PRICE_TOLERANCE_CENTS = 1
 ORDER_NUMBER_PREFIX = "SF-"
 MAX_IDEMPOTENCY_KEY_CHARS = 255
-
-# Deliberately simple: something@domain.tld, no spaces, no consecutive dots.
-
-
-@dataclass(frozen=True, slots=True)
-class Address:
-    """A postal address with the checkout form's field names."""
-
-    first_name: str
-    last_name: str
-    address1: str
-    address2: str | None
-    city: str
-    state_code: str
-    zip: str
-    country_code: str
-
-
-@dataclass(frozen=True, slots=True)
-class OrderLineRequest:
-    """One cart line as the browser sent it; price_cents is the browser's price, for comparison only.
-    The colour is "" when the browser sent none."""
-
-    product_id: str
-    size: str
-    quantity: int
-    price_cents: int
-    color: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class OrderRequest:
-    """A validated order payload; billing is None when it is the same as shipping."""
-
-    customer_email: str
-    customer_name: str
-    customer_phone: str | None
-    shipping: Address
-    billing: Address | None
-    items: tuple[OrderLineRequest, ...]
-    subtotal_cents: int
-
-    def fingerprint(self) -> str:
-        """SHA-256 of the request, to tell a retry from a different order under the same key."""
-        canonical = json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(canonical.encode()).hexdigest()
-
-
-@dataclass(frozen=True, slots=True)
-class PricedLine:
-    """A cart line priced from the catalogue."""
-
-    product_id: str
-    variant_id: str
-    name: str
-    size: str
-    quantity: int
-    unit_price_cents: int
-    image_url: str
-    color: str = ""
-
-    @property
-    def line_total_cents(self) -> int:
-        return self.unit_price_cents * self.quantity
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,221 +87,6 @@ def order_limiter(
 
 def order_limit_key(client: str) -> str:
     return f"orders:{client}"
-
-
-# --------------------------------------------------------------------------- validation
-
-# (field, message when missing or too short, minimum length, maximum length)
-_ADDRESS_RULES: tuple[tuple[str, str, int, int], ...] = (
-    ("first_name", FIRST_NAME_REQUIRED, 1, 100),
-    ("last_name", LAST_NAME_REQUIRED, 1, 100),
-    ("address1", ADDRESS_REQUIRED, 1, 255),
-    ("city", CITY_REQUIRED, 1, 100),
-    ("state_code", STATE_REQUIRED, 2, 64),
-    ("country_code", COUNTRY_REQUIRED, 2, 2),
-    ("zip", ZIP_REQUIRED, 1, 20),
-)
-
-
-def _text(value: object) -> str:
-    """A string field stripped of surrounding whitespace; anything else counts as empty."""
-    return value.strip() if isinstance(value, str) else ""
-
-
-def _too_long(limit: int) -> str:
-    return f"Must be at most {limit} characters"
-
-
-def _validate_address(raw: object, prefix: str, errors: dict[str, str]) -> Address | None:
-    """An Address, or None after recording a message per bad field under "prefix.field"."""
-    data = raw if isinstance(raw, Mapping) else {}
-    values: dict[str, str] = {}
-    for name, message, minimum, maximum in _ADDRESS_RULES:
-        value = _text(data.get(name))
-        key = f"{prefix}.{name}"
-        if len(value) < minimum:
-            errors[key] = message
-        elif name == "country_code" and not value.isalpha():
-            errors[key] = COUNTRY_INVALID
-        elif len(value) > maximum:
-            errors[key] = COUNTRY_INVALID if name == "country_code" else _too_long(maximum)
-        values[name] = value
-    address2 = _text(data.get("address2"))
-    if len(address2) > 255:
-        errors[f"{prefix}.address2"] = _too_long(255)
-    if any(key.startswith(f"{prefix}.") for key in errors):
-        return None
-    return Address(
-        first_name=values["first_name"],
-        last_name=values["last_name"],
-        address1=values["address1"],
-        address2=address2 or None,
-        city=values["city"],
-        state_code=values["state_code"],
-        zip=values["zip"],
-        country_code=values["country_code"].upper(),
-    )
-
-
-def _quantity(value: object) -> int | None:
-    """A whole quantity within 1..99, else None."""
-    quantity = parse_quantity(value)
-    return quantity if quantity is not None and MIN_LINE_QUANTITY <= quantity <= MAX_LINE_QUANTITY else None
-
-
-def _item_product_id(item: Mapping[str, Any]) -> str:
-    """The catalogue product id of a sent line (productId, else the cart's id)."""
-    for key in ("productId", "id"):
-        value = item.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-        if isinstance(value, int) and not isinstance(value, bool):
-            return str(value)
-    return ""
-
-
-def _validate_items(raw: object, errors: dict[str, str]) -> list[OrderLineRequest]:
-    if not isinstance(raw, list) or not raw:
-        errors["items"] = NO_ITEMS
-        return []
-    if len(raw) > MAX_ITEMS:
-        errors["items"] = TOO_MANY_ITEMS
-        return []
-    lines: list[OrderLineRequest] = []
-    for index, item in enumerate(raw):
-        prefix = f"items.{index}"
-        data = item if isinstance(item, Mapping) else {}
-        product_id = _item_product_id(data)
-        size = _text(data.get("size"))
-        color = _text(data.get("color"))
-        quantity = _quantity(data.get("quantity"))
-        price = data.get("price")
-        price_cents = parse_cents(price)
-        source = _text(data.get("source")).lower()
-        if source not in OUR_SOURCES:
-            # Store-catalogue lines are not printed by our provider: refused whatever else they hold.
-            errors[f"{prefix}.source"] = STORE_ITEMS_REFUSED if source == SOURCE_STORE else SOURCE_UNKNOWN
-            continue
-        if not product_id or len(product_id) > 64:
-            errors[f"{prefix}.productId"] = PRODUCT_REQUIRED
-        if not size or len(size) > 32:
-            errors[f"{prefix}.size"] = SIZE_REQUIRED
-        if len(color) > 64:
-            errors[f"{prefix}.color"] = COLOR_NOT_AVAILABLE
-        if quantity is None:
-            errors[f"{prefix}.quantity"] = QUANTITY_INVALID
-        if price_cents is None:
-            errors[f"{prefix}.price"] = PRICE_REQUIRED if price is None or price == "" else PRICE_INVALID
-        if product_id and size and len(color) <= 64 and quantity is not None and price_cents is not None:
-            lines.append(OrderLineRequest(product_id, size, quantity, price_cents, color))
-    return lines
-
-
-def is_email(text: str) -> bool:
-    """Whether `text` is an email address by its syntax (email-validator; no lookup of its domain)."""
-    if not text or len(text) > 254:
-        return False
-    try:
-        validate_email(text, check_deliverability=False)
-    except EmailNotValidError:
-        return False
-    return True
-
-
-def validate_order_payload(payload: Mapping[str, Any]) -> OrderRequest:
-    """The spec's order payload as an OrderRequest; ValidationError with a message per bad field."""
-    if not isinstance(payload, Mapping):
-        payload = {}  # reported field by field like an empty form
-    errors: dict[str, str] = {}
-
-    email = _text(payload.get("customerEmail"))
-    if not is_email(email):
-        errors["customerEmail"] = EMAIL_INVALID
-    name = _text(payload.get("customerName"))
-    if len(name) < 2:
-        errors["customerName"] = NAME_TOO_SHORT
-    elif len(name) > 200:
-        errors["customerName"] = _too_long(200)
-    phone = _text(payload.get("customerPhone"))
-    if len(phone) > 40:
-        errors["customerPhone"] = _too_long(40)
-
-    shipping = _validate_address(payload.get(SHIPPING_FIELD), SHIPPING_FIELD, errors)
-    # The billing address counts only when the shopper said it differs (sameAsShipping false).
-    billing = None
-    if payload.get("sameAsShipping", True) is False:
-        billing = _validate_address(payload.get(BILLING_FIELD), BILLING_FIELD, errors)
-
-    items = _validate_items(payload.get("items"), errors)
-    subtotal = payload.get("subtotal")
-    subtotal_cents = parse_cents(subtotal)
-    if subtotal_cents is None and "items" not in errors:
-        errors["subtotal"] = SUBTOTAL_REQUIRED if subtotal is None or subtotal == "" else PRICE_INVALID
-
-    if errors:
-        # An empty cart is the message the shopper needs first, then a store-catalogue line (the
-        # shopper has to check it out elsewhere); otherwise the first field's.
-        refused = [m for k, m in errors.items() if k.startswith("items.") and k.endswith(".source")]
-        if errors.get("items") == NO_ITEMS:
-            message = NO_ITEMS
-        elif refused:
-            message = STORE_ITEMS_REFUSED if STORE_ITEMS_REFUSED in refused else refused[0]
-        else:
-            message = next(iter(errors.values()))
-        raise ValidationError(message, errors)
-    assert shipping is not None and subtotal_cents is not None
-    return OrderRequest(
-        customer_email=email,
-        customer_name=name,
-        customer_phone=phone or None,
-        shipping=shipping,
-        billing=billing,
-        items=tuple(items),
-        subtotal_cents=subtotal_cents,
-    )
-
-
-# --------------------------------------------------------------------------- pricing
-
-
-def reprice_lines(session: Session, items: Sequence[OrderLineRequest]) -> list[PricedLine]:
-    """Price every line from the catalogue; PRICE_MISMATCH when a browser price is off by > 0.01."""
-    priced: list[PricedLine] = []
-    picks = [LinePick(item.product_id, item.size, item.quantity, item.color) for item in items]
-    for index, (item, line) in enumerate(zip(items, price_lines(session, picks), strict=True)):
-        if isinstance(line, ValidationError):  # colour or size no longer offered: point at the line
-            field = "color" if "color" in line.field_errors else "size"
-            message = line.field_errors.get(field, line.message)
-            raise ValidationError(message, {f"items.{index}.{field}": message}) from line
-        if isinstance(line, ServiceError):
-            raise line
-        if abs(line.price_cents - item.price_cents) > PRICE_TOLERANCE_CENTS:
-            raise ValidationError(PRICE_MISMATCH)
-        priced.append(
-            PricedLine(
-                product_id=line.product_id,
-                variant_id=line.variant_id or "",
-                name=line.name,
-                size=line.size,
-                quantity=line.quantity,
-                unit_price_cents=line.price_cents,
-                image_url=line.image,
-                color=line.color,
-            )
-        )
-    return priced
-
-
-def check_browser_subtotal(items: Sequence[OrderLineRequest], subtotal_cents: int) -> None:
-    """PRICE_MISMATCH unless the browser's prices times quantities add up to its subtotal."""
-    browser_sum = sum(item.price_cents * item.quantity for item in items)
-    if abs(browser_sum - subtotal_cents) > PRICE_TOLERANCE_CENTS:
-        raise ValidationError(PRICE_MISMATCH)
-
-
-def order_totals(lines: Sequence[PricedLine]) -> Totals:
-    """Subtotal, shipping (free over $100), tax (always 0) and total, in cents."""
-    return totals_for(sum(line.line_total_cents for line in lines))
 
 
 # --------------------------------------------------------------------------- orders
@@ -463,7 +167,7 @@ def _amend(session: Session, order: Order, request: OrderRequest, fingerprint: s
     if order.payment_status not in PAYABLE or order.status != OrderStatus.PENDING:
         raise ConflictError(ORDER_LOCKED)
     lines, totals = _priced(session, request)
-    changed = session.execute(
+    changed = session.exec(
         update(Order)
         .where(
             col(Order.id) == order.id,
@@ -510,6 +214,7 @@ def place_order(
     *,
     limiter: RateLimiter | None = None,
     client: str = "",
+    ship_to: Sequence[str] = DEFAULT_SHIP_TO,
 ) -> PlacedOrder:
     """Validate, reprice and save an order with its lines (committed before anything else happens).
 
@@ -517,12 +222,12 @@ def place_order(
     same key with a different request amends the unpaid order when `access_token` opens it, and is
     a ConflictError otherwise. Without a key every call makes a new order. With a `limiter` (see
     order_limiter), a new order from `client` over its limit is a TooManyRequestsError; replays
-    and amendments make no new order and are not counted.
+    and amendments make no new order and are not counted. Orders ship to `ship_to` countries only.
     """
     key = (idempotency_key or "").strip() or f"auto-{uuid.uuid4().hex}"
     if len(key) > MAX_IDEMPOTENCY_KEY_CHARS:
-        raise ValidationError("Idempotency key is too long", {"idempotencyKey": _too_long(MAX_IDEMPOTENCY_KEY_CHARS)})
-    request = validate_order_payload(payload)
+        raise ValidationError("Idempotency key is too long", {"idempotencyKey": too_long(MAX_IDEMPOTENCY_KEY_CHARS)})
+    request = validate_order_payload(payload, ship_to)
     fingerprint = request.fingerprint()
     existing = _order_by_key(session, key)
     if existing is not None:
@@ -566,168 +271,3 @@ def place_order(
 def create_order(session: Session, payload: Mapping[str, Any], idempotency_key: str | None = None) -> Order:
     """place_order without the token, for callers that reach the order some other way."""
     return place_order(session, payload, idempotency_key).order
-
-
-# --------------------------------------------------------------------------- the checkout form
-
-
-#: An address's fields, as the checkout form names them after its prefix ("shippingAddress.city").
-ADDRESS_PARTS = ("first_name", "last_name", "address1", "address2", "city", "state_code", "zip", "country_code")
-#: The checkout form's fields a tab keeps while the shopper comes and goes: contact and addresses.
-#: Never the card fields: card data is neither kept nor stored anywhere.
-KEPT_FORM_FIELDS = frozenset(
-    ("customerEmail", "customerName", "customerPhone")
-    + tuple(f"{prefix}.{part}" for prefix in (SHIPPING_FIELD, BILLING_FIELD) for part in ADDRESS_PARTS)
-)
-#: A kept field is cut at this length (the order refuses longer values anyway, with a message).
-MAX_KEPT_CHARS = 255
-#: The form's starting values: the country is US, everything else empty (spec section 3).
-FORM_DEFAULTS = {f"{SHIPPING_FIELD}.country_code": "US", f"{BILLING_FIELD}.country_code": "US"}
-
-
-def kept_form_fields(form: Mapping[str, Any]) -> dict[str, str]:
-    """The contact and address fields of a checkout form, as typed; card fields and any other key
-    the browser sends are left out."""
-    return {
-        name: value[:MAX_KEPT_CHARS]
-        for name, value in form.items()
-        if name in KEPT_FORM_FIELDS and isinstance(value, str)
-    }
-
-
-def checkout_payload(form: Mapping[str, Any], lines: Sequence[CartLine], same_as_shipping: bool) -> dict[str, Any]:
-    """The spec's order payload from the checkout form's fields and the cart, prices as shown.
-
-    Form keys are flat ("shippingAddress.city"); card fields are dropped whatever happens, since
-    card data goes only to the payment API. Only our own lines are ordered: store-catalogue lines
-    are checked out on the store. A cart of store lines only sends them (with their source), so
-    the order is refused with STORE_ITEMS_REFUSED rather than as an empty cart.
-    """
-    payload: dict[str, Any] = {}
-    for name, value in form.items():
-        if name in CARD_FIELDS:
-            continue
-        head, _, tail = name.partition(".")
-        if tail:
-            payload.setdefault(head, {})[tail] = value
-        else:
-            payload[name] = value
-    payload["sameAsShipping"] = same_as_shipping
-    if same_as_shipping:
-        payload[BILLING_FIELD] = dict(payload.get(SHIPPING_FIELD, {}))
-    ours = [line for line in lines if line.source == SOURCE_OURS]
-    lines = ours if ours or not lines else list(lines)
-    totals = cart_totals(lines)
-    payload["items"] = [_payload_item(line) for line in lines]
-    payload.update(
-        subtotal=float(cents_to_dollars(totals.subtotal_cents)),
-        shipping=float(cents_to_dollars(totals.shipping_cents)),
-        tax=float(cents_to_dollars(totals.tax_cents)),
-        total=float(cents_to_dollars(totals.total_cents)),
-    )
-    return payload
-
-
-def _payload_item(line: CartLine) -> dict[str, Any]:
-    """The spec's order line item for a cart line, with its colour when it has one."""
-    item: dict[str, Any] = {
-        "productId": line.product_id,
-        "printifyProductId": line.product_id,
-        "printifyVariantId": line.variant_id or f"{line.product_id}_{line.size}",
-        "name": line.name,
-        "size": line.size,
-        "price": float(cents_to_dollars(line.price_cents)),
-        "quantity": line.quantity,
-        "imageUrl": line.image,
-    }
-    if line.color:
-        item["color"] = line.color
-    if line.source:
-        item["source"] = line.source
-    return item
-
-
-# --------------------------------------------------------------------------- serialisation
-
-
-def _dollars(cents: int) -> float:
-    """Cents as a JSON number of dollars with two decimals (2499 -> 24.99)."""
-    return float(cents_to_dollars(cents).quantize(Decimal("0.01")))
-
-
-def shipping_address(order: Order) -> dict[str, Any]:
-    """The order's shipping address with the checkout form's field names."""
-    return {
-        "first_name": order.first_name,
-        "last_name": order.last_name,
-        "address1": order.address1,
-        "address2": order.address2,
-        "city": order.city,
-        "state_code": order.state_code,
-        "zip": order.zip,
-        "country_code": order.country_code,
-    }
-
-
-def _item_view(item: OrderItem) -> dict[str, Any]:
-    return {
-        "id": item.id,
-        "productId": item.product_id,
-        "variantId": item.variant_id,
-        "name": item.name,
-        "size": item.size,
-        "color": item.color,
-        "quantity": item.quantity,
-        "price": _dollars(item.unit_price_cents),
-        "imageUrl": item.image_url,
-    }
-
-
-def shopper_view(order: Order, items: Sequence[OrderItem]) -> dict[str, Any]:
-    """What the shopper's browser is told about its order: what was bought and where it stands.
-
-    No name, contact, address or card details: the browser already has what it typed, and an
-    answer that repeats them could only ever leak them.
-    """
-    return {
-        "id": order.number,
-        "orderNumber": order.number,
-        "subtotal": _dollars(order.subtotal_cents),
-        "shipping": _dollars(order.shipping_cents),
-        "tax": _dollars(order.tax_cents),
-        "total": _dollars(order.total_cents),
-        "status": order.status,
-        "paymentStatus": order.payment_status,
-        "createdAt": order.created_at.isoformat(),
-        "items": [_item_view(item) for item in items],
-    }
-
-
-def serialize_order(order: Order, items: Sequence[OrderItem]) -> dict[str, Any]:
-    """The spec's admin Order entity: camelCase keys, money in dollars; "id" is the order number."""
-    billing = json.loads(order.billing_address_json) if order.billing_address_json else None
-    return {
-        "id": order.number,
-        "orderNumber": order.number,
-        "customerName": order.customer_name,
-        "customerEmail": order.customer_email,
-        "customerPhone": order.customer_phone,
-        "subtotal": _dollars(order.subtotal_cents),
-        "shipping": _dollars(order.shipping_cents),
-        "tax": _dollars(order.tax_cents),
-        "total": _dollars(order.total_cents),
-        "status": order.status,
-        "paymentStatus": order.payment_status,
-        "paymentProvider": order.payment_provider,
-        "cardBrand": order.card_brand,
-        "cardLast4": order.card_last4,
-        "printifyStatus": order.printify_status,
-        "printifyOrderId": order.printify_order_id,
-        "trackingNumber": order.tracking_number,
-        "attentionReason": order.attention_reason,
-        "createdAt": order.created_at.isoformat(),
-        "updatedAt": order.updated_at.isoformat(),
-        "shippingAddress": shipping_address(order),
-        "billingAddress": billing,
-        "items": [_item_view(item) for item in items],
-    }

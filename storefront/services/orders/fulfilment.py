@@ -18,9 +18,13 @@ from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from storefront.models import Order, OrderItem, OutboxJob, utcnow
-from storefront.services.platform.background import KeepAlive, Worker, beating, start_worker
+from storefront.services.orders import lifecycle, order_history
 from storefront.services.orders.checkout import order_items
+from storefront.services.orders.customer_status import answer_payment_status, customer_status
+from storefront.services.orders.order_money import dollars
 from storefront.services.orders.order_payment import SEND_ORDER
+from storefront.services.orders.statuses import OrderStatus, PaymentStatus
+from storefront.services.platform.background import KeepAlive, Worker, beating, start_worker
 from storefront.services.printify.errors import (
     ProviderError,
     ProviderOutcomeUnknown,
@@ -28,7 +32,6 @@ from storefront.services.printify.errors import (
     ProviderUnavailable,
 )
 from storefront.services.printify.provider import PrintProvider
-from storefront.services.orders.statuses import OrderStatus, PaymentStatus
 
 logger = logging.getLogger(__name__)
 
@@ -53,12 +56,17 @@ _STOP = object()
 
 def order_status(order: Order) -> dict[str, Any]:
     """The customer's view of an order's progress (GET /api/orders/{id}/status, and the guest
-    view's start): no staff fields, as the reason an order needs attention can quote its address
-    or name its refund."""
+    view's start): its one customer status (customer_status.py) and no staff fields, as the reason
+    an order needs attention can quote its address or name its refund (and is no customer's alarm)."""
+    told = customer_status(order)
     return {
         "id": order.number,
         "status": order.status,
-        "paymentStatus": order.payment_status,
+        "paymentStatus": answer_payment_status(order),
+        "customerStatus": told.stage.value,
+        "customerStatusLabel": told.label,
+        "customerStatusText": told.sentence,
+        "amountRefunded": dollars(order.refunded_cents),
         "printifyStatus": order.printify_status,
         "printifyOrderId": order.printify_order_id,
         "trackingNumber": order.tracking_number,
@@ -66,7 +74,6 @@ def order_status(order: Order) -> dict[str, Any]:
         "trackingUrl": order.tracking_url,
         "shippedAt": order.shipped_at.isoformat() if order.shipped_at else None,
         "deliveredAt": order.delivered_at.isoformat() if order.delivered_at else None,
-        "needsAttention": order.attention_reason is not None,
     }
 
 
@@ -170,7 +177,7 @@ class OrderOutbox:
         sent = 0
         for _ in range(max(limit, 0)):
             outcome = self._run_next()
-            if outcome is None or outcome is _STOP:
+            if not isinstance(outcome, int):  # none due, or _STOP: the provider is down
                 break
             sent += outcome
         return sent
@@ -205,7 +212,7 @@ class OrderOutbox:
         self, session: Session, job: OutboxJob, order: Order | None, now: datetime, maybe_sent: bool
     ) -> int | object:
         """Create the order at the provider (or find the one an earlier attempt created)."""
-        if order is None or order.printify_order_id or order.payment_status != PaymentStatus.PAID:
+        if order is None or order.printify_order_id or not lifecycle.allowed(lifecycle.Move.SENT, order):
             # Nothing (more) to send: already sent, or no longer a paid order.
             reason = None if order is None or order.printify_order_id else f"Skipped: payment is {order.payment_status}"
             return self._finish(session, job, now, reason)
@@ -214,6 +221,7 @@ class OrderOutbox:
                 shop_id = self._shop_id()
                 provider_id = self._already_sent(shop_id, order) if maybe_sent else None
                 if provider_id is None:
+                    assert order.id is not None  # read from the database
                     body = printify_order_body(order, order_items(session, order.id))
                     provider_id = str(self._provider.create_order(shop_id, body)["id"])
         except Exception as exc:  # noqa: BLE001 - the job must survive any failure
@@ -224,9 +232,7 @@ class OrderOutbox:
         job.done_at = now
         job.last_error = None
         job.outcome_unknown = False
-        order.printify_order_id = provider_id
-        order.printify_status = PROVIDER_PENDING
-        order.updated_at = now
+        lifecycle.sent(session, order, provider_id, PROVIDER_PENDING, now)
         session.add_all([job, order])
         self._queue_production(session, order, now)
         session.commit()
@@ -240,7 +246,8 @@ class OrderOutbox:
             return None
         logger.warning(
             "Order %s was already at the print provider as %s (an earlier send's answer was lost)",
-            order.number, existing["id"],
+            order.number,
+            existing["id"],
         )
         return str(existing["id"])
 
@@ -296,9 +303,10 @@ class OrderOutbox:
             logger.warning("Order %s was withdrawn but the provider would not cancel it: %s", order.number, exc.message)
             return self._finish(session, job, now, f"Not cancelled at the provider: {exc.message}"[:MAX_ERROR_CHARS])
         order.printify_status = "canceled"
-        order.status = OrderStatus.CANCELLED
-        order.updated_at = now
         session.add(order)
+        if not lifecycle.withdrawn(session, order, actor=order_history.SYSTEM, action=None, detail="", now=now):
+            order.status = OrderStatus.CANCELLED  # not paid any more either way: it is not printed
+            order.updated_at = now
         logger.info("Order %s was withdrawn: cancelled at the print provider", order.number)
         return self._finish(session, job, now, "Cancelled at the provider: the order was withdrawn")
 
@@ -344,7 +352,7 @@ class OrderOutbox:
             nonlocal held_until
             until = self._clock() + LEASE
             with self._session_factory() as session:
-                renewed = session.execute(
+                renewed = session.exec(
                     update(OutboxJob)
                     .where(
                         col(OutboxJob.id) == job_id,
@@ -369,10 +377,11 @@ class OrderOutbox:
 
         This compare-and-set keeps two workers (processes or hosts, SQLite included, which has
         no SKIP LOCKED) from sending one order twice; a live worker renews it (_claim_kept), and
-        if this worker dies, the lease runs out within LEASE and another takes the job over. The claim marks the outcome unknown until the attempt
+        if this worker dies, the lease runs out within LEASE and another takes the job over. The
+        claim marks the outcome unknown until the attempt
         records one, so a worker that dies after sending leaves a job that looks before it resends.
         """
-        claimed = session.execute(
+        claimed = session.exec(
             update(OutboxJob)
             .where(
                 col(OutboxJob.id) == job.id,
@@ -398,10 +407,16 @@ class OrderOutbox:
         if isinstance(exc, ProviderError):
             logger.warning(
                 "Step %s of order %s at the print provider failed (attempt %d), retry at %s: %s",
-                job.kind, order.number, job.attempts, job.next_attempt_at.isoformat(), job.last_error,
+                job.kind,
+                order.number,
+                job.attempts,
+                job.next_attempt_at.isoformat(),
+                job.last_error,
             )
         else:
-            logger.exception("Unexpected error in step %s of order %s (attempt %d)", job.kind, order.number, job.attempts)
+            logger.exception(
+                "Unexpected error in step %s of order %s (attempt %d)", job.kind, order.number, job.attempts
+            )
 
     @staticmethod
     def _give_up(session: Session, job: OutboxJob, order: Order, exc: Exception, now: datetime) -> None:
@@ -410,10 +425,8 @@ class OrderOutbox:
         job.done_at = now
         job.outcome_unknown = False
         job.last_error = _describe(exc)[:MAX_ERROR_CHARS]
-        order.attention_reason = provider_reason(exc)[:MAX_ERROR_CHARS]
-        order.updated_at = now
         session.add(job)
-        session.add(order)
+        lifecycle.needs_attention(session, order, provider_reason(exc)[:MAX_ERROR_CHARS], now=now)
         session.commit()
         logger.error("The print provider refused order %s; it needs attention: %s", order.number, job.last_error)
 

@@ -12,7 +12,9 @@ final (a `payment_failed` after `succeeded` changes nothing).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import hmac
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -23,15 +25,22 @@ from typing import Any
 from sqlmodel import Session, col, select, update
 
 from storefront.models import Order, OutboxJob, PaymentAttempt, utcnow
-from storefront.services.orders import order_access, order_emails, order_history
+from storefront.services.orders import lifecycle, order_access, order_history
 from storefront.services.orders.order_emails import OrderEmails
-from storefront.services.platform.errors import ConflictError
-from storefront.services.platform.money import format_usd
 from storefront.services.orders.order_payment import ORDER_CANCELLED, SEND_ORDER
+from storefront.services.orders.statuses import PAYABLE, WAS_PAID, AttemptStatus, OrderStatus
 from storefront.services.payments.gateway import GatewayRefused
-from storefront.services.orders.statuses import PAYABLE, UNPAID, WAS_PAID, AttemptStatus, OrderStatus, PaymentStatus
+from storefront.services.payments.stripe_gateway import (
+    CANCELED,
+    CURRENCY,
+    PROCESSING,
+    Intent,
+    StripeGateway,
+    intent_from,
+)
+from storefront.services.platform.errors import ConflictError, NotFoundError
+from storefront.services.platform.money import format_usd
 from storefront.services.platform.webhook_deliveries import record_delivery
-from storefront.services.payments.stripe_gateway import CANCELED, CURRENCY, Intent, StripeGateway, intent_from
 
 logger = logging.getLogger(__name__)
 
@@ -107,8 +116,12 @@ class IntentPayments:
     """The Stripe side of paying an order: its intent, the browser's report, Stripe's events."""
 
     def __init__(
-        self, session_factory: Callable[[], Session], gateway: StripeGateway, *, clock: Clock = utcnow,
-        emails: OrderEmails | None = None,
+        self,
+        session_factory: Callable[[], Session],
+        gateway: StripeGateway,
+        *,
+        clock: Clock = utcnow,
+        emails: OrderEmails,
     ) -> None:
         self._session_factory = session_factory
         self._gateway = gateway
@@ -117,7 +130,7 @@ class IntentPayments:
 
     @property
     def emails(self) -> OrderEmails:
-        return self._emails or order_emails.configured()
+        return self._emails
 
     # ------------------------------------------------------------------ the intent
 
@@ -140,7 +153,9 @@ class IntentPayments:
             # The order was amended to another total: that intent must never be paid.
             self._cancel_quietly(intent, order)
         key = intent_key(order, attempts + 1)
-        intent = self._gateway.create_intent(amount_cents=order.total_cents, order_number=order.number, idempotency_key=key)
+        intent = self._gateway.create_intent(
+            amount_cents=order.total_cents, order_number=order.number, idempotency_key=key
+        )
         self._record_intent(order, current, intent, key)
         return Handoff(intent.client_secret, self._gateway.publishable_key)
 
@@ -150,10 +165,9 @@ class IntentPayments:
         return len(session.exec(query).all())
 
     def _cancel_quietly(self, intent: Intent, order: Order) -> None:
-        try:
+        # Ended already: a late success is flagged when its event comes (amount mismatch).
+        with contextlib.suppress(GatewayRefused):
             self._gateway.abandon_intent(intent.id)
-        except GatewayRefused:
-            pass  # ended already; a late success is flagged when its event comes (amount mismatch)
 
     def _record_intent(self, order: Order, previous: str | None, intent: Intent, key: str) -> None:
         """Make the new intent the order's own, and keep it as an attempt (once, even if raced)."""
@@ -161,11 +175,20 @@ class IntentPayments:
         with self._session_factory() as session:
             known = session.exec(select(PaymentAttempt.id).where(col(PaymentAttempt.gateway_key) == key)).first()
             if known is None:
-                session.add(PaymentAttempt(
-                    order_id=order.id, gateway_key=key, amount_cents=intent.amount, status=AttemptStatus.STARTED,
-                    payment_id=intent.id, created_at=now,
-                ))
-            expected = col(Order.payment_intent_id).is_(None) if previous is None else col(Order.payment_intent_id) == previous
+                assert order.id is not None  # read from the database
+                session.add(
+                    PaymentAttempt(
+                        order_id=order.id,
+                        gateway_key=key,
+                        amount_cents=intent.amount,
+                        status=AttemptStatus.STARTED,
+                        payment_id=intent.id,
+                        created_at=now,
+                    )
+                )
+            expected = (
+                col(Order.payment_intent_id).is_(None) if previous is None else col(Order.payment_intent_id) == previous
+            )
             session.execute(
                 update(Order)
                 .where(col(Order.id) == order.id, expected)
@@ -179,7 +202,7 @@ class IntentPayments:
         """The browser says Stripe took the payment: ask Stripe, and mark the order paid only if so."""
         with self._session_factory() as session:
             order = order_access.shopper_order(session, number, access_token)
-            if order.payment_status in (PaymentStatus.PAID, PaymentStatus.REFUNDING, PaymentStatus.REFUNDED):
+            if order.payment_status in WAS_PAID:
                 return order
             if order.status == OrderStatus.CANCELLED:
                 raise ConflictError(ORDER_CANCELLED)
@@ -189,6 +212,28 @@ class IntentPayments:
         self.apply_intent(self._gateway.retrieve_intent(intent_id))
         with self._session_factory() as session:
             return order_access.find_order(session, number)
+
+    def returned(self, intent_id: str, client_secret: str) -> tuple[str, bool]:
+        """A payment method that left the page (3-D Secure, a bank's page) came back with its intent:
+        apply what Stripe says of it now, so the order's page shows it paid before the webhook comes.
+        The order's number, and whether the payment went through or is being processed. The same
+        NotFoundError unless `client_secret` is that intent's (only the paying browser holds it)."""
+        intent_id, client_secret = str(intent_id or "").strip(), str(client_secret or "").strip()
+        if not intent_id or not client_secret or len(intent_id) > 64 or len(client_secret) > 200:
+            raise NotFoundError(order_access.ORDER_NOT_FOUND)
+        with self._session_factory() as session:
+            order = session.exec(select(Order).where(col(Order.payment_intent_id) == intent_id)).first()
+            if order is None:
+                raise NotFoundError(order_access.ORDER_NOT_FOUND)
+            number = order.number
+        try:
+            intent = self._gateway.retrieve_intent(intent_id)
+        except GatewayRefused:
+            raise NotFoundError(order_access.ORDER_NOT_FOUND) from None
+        if not hmac.compare_digest(intent.client_secret.encode(), client_secret.encode()):
+            raise NotFoundError(order_access.ORDER_NOT_FOUND)
+        self.apply_intent(intent)
+        return number, intent.succeeded or intent.status == PROCESSING
 
     # ------------------------------------------------------------------ Stripe's events
 
@@ -241,11 +286,7 @@ class IntentPayments:
             if intent.succeeded:
                 outcome = self._paid(session, order, intent, now)
             elif intent.last_error and order.payment_intent_id == intent.id:
-                failed = session.execute(
-                    update(Order)
-                    .where(col(Order.id) == order.id, col(Order.payment_status) == PaymentStatus.PENDING)
-                    .values(payment_status=PaymentStatus.FAILED, updated_at=now)
-                ).rowcount
+                failed = lifecycle.payment_failed(session, order, now=now)
                 self._finish_attempt(session, intent, AttemptStatus.DECLINED, now, reason=intent.last_error)
                 outcome = EventOutcome.APPLIED if failed else EventOutcome.IGNORED
             session.commit()
@@ -254,58 +295,62 @@ class IntentPayments:
     def _paid(self, session: Session, order: Order, intent: Intent, now: datetime) -> EventOutcome:
         """Mark the order paid by its own intent and queue it for the provider, in this transaction,
         once; any other money that names the order flags it for a refund."""
-        if _not_its_own(order, intent) is None and _mismatch(order, intent) is None and self._pay(session, order, intent, now):
+        if (
+            _not_its_own(order, intent) is None
+            and _mismatch(order, intent) is None
+            and self._pay(session, order, intent, now)
+        ):
             return EventOutcome.APPLIED
         session.refresh(order)
         if order.payment_status in WAS_PAID and order.payment_id == intent.id:
             return EventOutcome.IGNORED  # paid by this very intent before: nothing is final twice
         # Money arrived that does not pay this order as it stands: a person must refund it.
         reason = (
-            _not_its_own(order, intent) or _mismatch(order, intent)
+            _not_its_own(order, intent)
+            or _mismatch(order, intent)
             or f"Stripe payment {intent.id} arrived after the order was cancelled"
         )
-        assert order.id is not None
-        session.execute(update(Order).where(col(Order.id) == order.id).values(
-            attention_reason=f"{reason}: refund it in Stripe", updated_at=now))
-        order_history.record(session, order.id, order_history.STRIPE, order_history.PAYMENT_MISMATCH, reason, at=now)
+        lifecycle.needs_attention(
+            session,
+            order,
+            f"{reason}: refund it in Stripe",
+            now=now,
+            actor=order_history.STRIPE,
+            action=order_history.PAYMENT_MISMATCH,
+            detail=reason,
+        )
         logger.error("Order %s: %s; it must be refunded", order.number, reason)
         return EventOutcome.APPLIED
 
     def _pay(self, session: Session, order: Order, intent: Intent, now: datetime) -> bool:
         """Mark the unpaid order paid by `intent`, still its own, and queue it; False if it changed under us."""
-        paid = session.execute(
-            update(Order)
-            .where(
-                col(Order.id) == order.id,
-                col(Order.status) != OrderStatus.CANCELLED,
-                col(Order.payment_status).in_(UNPAID),
-                col(Order.payment_intent_id) == intent.id,
-            )
-            .values(
-                payment_status=PaymentStatus.PAID,
-                status=OrderStatus.PROCESSING,
-                payment_id=intent.id,
-                payment_provider=self._gateway.name,
-                card_brand=(intent.card_brand or None),
-                card_last4=(intent.card_last4 or None),
-                payment_claimed_at=None,
-                updated_at=now,
-            )
-        ).rowcount
-        if paid != 1:
+        payment = {
+            "payment_id": intent.id,
+            "payment_provider": self._gateway.name,
+            "card_brand": intent.card_brand or None,
+            "card_last4": intent.card_last4 or None,
+        }
+        if not lifecycle.paid(
+            session,
+            order,
+            actor=order_history.STRIPE,
+            payment=payment,
+            now=now,
+            emails=self.emails,
+            detail=f"{format_usd(intent.amount_received)} by Stripe ({intent.id})",
+            where=[col(Order.payment_intent_id) == intent.id],
+        ):
             return False
         assert order.id is not None
         self._finish_attempt(session, intent, AttemptStatus.APPROVED, now)
         session.add(OutboxJob(kind=SEND_ORDER, order_id=order.id, next_attempt_at=now, created_at=now))
-        order_history.record(session, order.id, order_history.STRIPE, order_history.PAID,
-                             f"{format_usd(intent.amount_received)} by Stripe ({intent.id})", at=now)
-        session.refresh(order)
-        self.emails.order_paid(session, order, now)
         logger.info("Order %s paid through Stripe (%s); queued for fulfilment", order.number, intent.id)
         return True
 
     @staticmethod
-    def _finish_attempt(session: Session, intent: Intent, status: AttemptStatus, now: datetime, reason: str | None = None) -> None:
+    def _finish_attempt(
+        session: Session, intent: Intent, status: AttemptStatus, now: datetime, reason: str | None = None
+    ) -> None:
         values: dict[str, Any] = {"status": status, "finished_at": now}
         if intent.card_brand:
             values.update(card_brand=intent.card_brand[:32], card_last4=(intent.card_last4 or "")[:4] or None)
@@ -320,20 +365,24 @@ class IntentPayments:
         with self._session_factory() as session:
             if not self._claim_event(session, event_id, "charge.refunded", intent_id):
                 return EventOutcome.DUPLICATE
-            order = session.exec(select(Order).where(col(Order.payment_intent_id) == intent_id)).first() if intent_id else None
+            order = (
+                session.exec(select(Order).where(col(Order.payment_intent_id) == intent_id)).first()
+                if intent_id
+                else None
+            )
             if order is None or not charge.get("refunded"):
                 session.commit()
                 return EventOutcome.IGNORED
-            done = session.execute(
-                update(Order)
-                .where(col(Order.id) == order.id,
-                       col(Order.payment_status).in_((PaymentStatus.PAID, PaymentStatus.REFUNDING)))
-                .values(payment_status=PaymentStatus.REFUNDED, updated_at=now)
-            ).rowcount
-            if done:
-                assert order.id is not None
-                order_history.record(session, order.id, order_history.STRIPE, order_history.REFUNDED,
-                                     f"{format_usd(int(charge.get('amount_refunded') or 0))} confirmed by Stripe", at=now)
+            # A refund made in Stripe itself is recorded; the customer was told by whoever asked for it.
+            done = lifecycle.refunded(
+                session,
+                order,
+                actor=order_history.STRIPE,
+                now=now,
+                emails=None,
+                detail=f"{format_usd(int(charge.get('amount_refunded') or 0))} confirmed by Stripe",
+                values={"refunded_cents": order.total_cents},
+            )
             session.commit()
             return EventOutcome.APPLIED if done else EventOutcome.IGNORED
 
@@ -349,14 +398,8 @@ class IntentPayments:
                 session.commit()
                 return EventOutcome.IGNORED
             reason = f"Stripe could not refund the payment ({refund.get('failure_reason') or 'unknown reason'})"
-            session.execute(
-                update(Order)
-                .where(col(Order.id) == order.id,
-                       col(Order.payment_status).in_((PaymentStatus.REFUNDING, PaymentStatus.REFUNDED)))
-                .values(payment_status=PaymentStatus.PAID, attention_reason=reason, updated_at=now)
+            lifecycle.refund_failed(
+                session, order, actor=order_history.STRIPE, detail=reason, now=now, values={"attention_reason": reason}
             )
-            assert order.id is not None
-            order_history.record(session, order.id, order_history.STRIPE, order_history.REFUND_FAILED, reason, at=now)
             session.commit()
             return EventOutcome.APPLIED
-

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import lru_cache
 from typing import Any
 from urllib.parse import urlencode
 
@@ -24,11 +23,12 @@ from sqlmodel import Session, col, select
 
 from storefront.models import MailMessage, Order, OrderItem, utcnow
 from storefront.services.mail.outbox import Mail, message_id, queue_mail
-from storefront.services.mail.templates import render
+from storefront.services.mail.templates import Contact, render
 from storefront.services.orders.checkout import order_items
-from storefront.services.platform.money import format_usd
-from storefront.services.platform.signing import LinkSigner, signed_expiry, store_secret_key
+from storefront.services.orders.customer_status import customer_status
 from storefront.services.orders.statuses import PaymentStatus
+from storefront.services.platform.money import format_usd
+from storefront.services.platform.signing import LinkSigner, signed_expiry
 
 CONFIRMED = "order-confirmed"
 SHIPPED = "order-shipped"
@@ -95,14 +95,23 @@ def shipping_address(order: Order) -> list[str]:
     return [line for line in lines if line]
 
 
+def without_webp(url: str) -> str:
+    """An image address mail programs can show as it is ('' for WebP, which Outlook does not show)."""
+    return "" if url.split("?", 1)[0].lower().endswith(".webp") else url
+
+
 @dataclass(frozen=True)
 class OrderEmails:
-    """Renders and queues one store's order emails; `public_url` is the store's absolute address."""
+    """Renders and queues one store's order emails; `public_url` is the store's absolute address.
+    `contact` fills every footer; `picture` turns a line's image address into a JPEG or PNG one
+    ('' for none): the wiring passes media's email pictures."""
 
     public_url: str
     signer: LinkSigner
     link_lifetime: timedelta = LINK_LIFETIME
     clock: Callable[[], datetime] = utcnow
+    contact: Contact = Contact()
+    picture: Callable[[str], str] = without_webp
 
     # ------------------------------------------------------------------ links
 
@@ -112,11 +121,15 @@ class OrderEmails:
             return path
         return f"{self.public_url.rstrip('/')}/{path.lstrip('/')}"
 
-    def order_link(self, order: Order) -> str:
-        """The link that opens the order on /order-status, for `link_lifetime` from now and until
-        staff revoke the order's links."""
+    def order_path(self, order: Order) -> str:
+        """The store's own path of the link that opens the order on /order-status (the thank-you
+        page), for `link_lifetime` from now and until staff revoke the order's links."""
         key = self.signer.sign(LINK_PURPOSE, link_value(order), expires_at=self.clock() + self.link_lifetime)
-        return self.absolute(f"{ORDER_STATUS_PATH}?{urlencode({LINK_ORDER_PARAM: order.number, LINK_KEY_PARAM: key})}")
+        return f"{ORDER_STATUS_PATH}?{urlencode({LINK_ORDER_PARAM: order.number, LINK_KEY_PARAM: key})}"
+
+    def order_link(self, order: Order) -> str:
+        """The absolute link of `order_path`, as the emails carry it."""
+        return self.absolute(self.order_path(order))
 
     def link_opens(self, session: Session, order: Order, key: str, now: datetime) -> bool:
         """Whether `key` is a link of this order that is neither revoked nor expired."""
@@ -138,11 +151,21 @@ class OrderEmails:
             "order_url": self.order_link(order),
             "home_url": self.absolute("/"),
             "total": format_usd(order.total_cents),
+            "contact": self.contact,
         }
 
-    def mail(self, kind: str, order: Order, items: Sequence[OrderItem] = (), key: str | None = None) -> Mail:
-        """The message of `kind` about `order` as it stands now."""
+    def mail(
+        self,
+        kind: str,
+        order: Order,
+        items: Sequence[OrderItem] = (),
+        key: str | None = None,
+        amount_cents: int | None = None,
+    ) -> Mail:
+        """The message of `kind` about `order` as it stands now (a refund's of `amount_cents`)."""
         context = self._context(order, kind)
+        told = customer_status(order)
+        context.update(status_label=told.label, status_text=told.sentence)
         if kind == CONFIRMED:
             context.update(
                 lines=[
@@ -152,7 +175,7 @@ class OrderEmails:
                         "quantity": item.quantity,
                         "price": format_usd(item.unit_price_cents),
                         "total": format_usd(item.unit_price_cents * item.quantity),
-                        "image_url": self.absolute(item.image_url),
+                        "image_url": self.absolute(self.picture(item.image_url)),
                     }
                     for item in items
                 ],
@@ -168,25 +191,40 @@ class OrderEmails:
                 tracking_number=order.tracking_number or "",
                 tracking_url=link if link.lower().startswith(("https://", "http://")) else "",
             )
+        elif kind == REFUNDED:
+            amount = amount_cents or order.refunded_cents or order.total_cents
+            context.update(amount=format_usd(amount), partial=amount < order.total_cents)
         elif kind == CANCELLED:
             context["refunded"] = order.payment_status in (PaymentStatus.REFUNDING, PaymentStatus.REFUNDED)
         rendered = render(kind.replace("-", "_"), **context)
         return Mail(
-            kind=kind, recipient=order.customer_email.strip(), subject=context["subject"], text=rendered.text,
-            html=rendered.html, key=key or mail_key(order.number, kind), order_id=order.id,
+            kind=kind,
+            recipient=order.customer_email.strip(),
+            subject=context["subject"],
+            text=rendered.text,
+            html=rendered.html,
+            key=key or mail_key(order.number, kind),
+            order_id=order.id,
         )
 
     # ------------------------------------------------------------------ queuing
 
-    def _queue(self, session: Session, order: Order, kind: str, key: str | None = None,
-               now: datetime | None = None) -> bool:
+    def _queue(
+        self,
+        session: Session,
+        order: Order,
+        kind: str,
+        key: str | None = None,
+        now: datetime | None = None,
+        amount_cents: int | None = None,
+    ) -> bool:
         if not order.customer_email.strip() or order.id is None:
             return False
         key = key or mail_key(order.number, kind)
         if queued(session, key):
             return False  # rendering is skipped too: the message exists already
         items = order_items(session, order.id) if kind == CONFIRMED else ()
-        return queue_mail(session, self.mail(kind, order, items, key), now)
+        return queue_mail(session, self.mail(kind, order, items, key, amount_cents), now)
 
     def order_paid(self, session: Session, order: Order, now: datetime | None = None) -> bool:
         """Queue the confirmation of a paid order (once per order); False when none was queued."""
@@ -198,9 +236,18 @@ class OrderEmails:
             return False
         return self._queue(session, order, SHIPPED, now=now)
 
-    def order_refunded(self, session: Session, order: Order, now: datetime | None = None) -> bool:
-        """Queue the refund notice (once per order)."""
-        return self._queue(session, order, REFUNDED, now=now)
+    def order_refunded(
+        self,
+        session: Session,
+        order: Order,
+        now: datetime | None = None,
+        *,
+        amount_cents: int | None = None,
+        refund_number: int = 1,
+    ) -> bool:
+        """Queue the notice of the order's `refund_number`-th refund, naming its amount (once each)."""
+        key = mail_key(order.number, REFUNDED) + (f"-{refund_number}" if refund_number > 1 else "")
+        return self._queue(session, order, REFUNDED, key=key, now=now, amount_cents=amount_cents)
 
     def order_cancelled(self, session: Session, order: Order, now: datetime | None = None) -> bool:
         """Queue the cancellation notice (once per order)."""
@@ -226,15 +273,3 @@ def order_mails(session: Session, order_id: int) -> list[MailMessage]:
     """Every email queued about the order, oldest first."""
     query = select(MailMessage).where(col(MailMessage.order_id) == order_id).order_by(col(MailMessage.id))
     return list(session.exec(query).all())
-
-
-@lru_cache(maxsize=1)
-def configured() -> OrderEmails:
-    """The order emails of this process's settings (PUBLIC_URL, SECRET_KEY or the key in DATA_DIR)."""
-    from storefront.config import get_settings  # read at first use, after the process set its env
-
-    settings = get_settings()
-    return OrderEmails(
-        settings.public_url, LinkSigner(store_secret_key(settings.secret_key, settings.data_dir)),
-        link_lifetime=timedelta(days=settings.order_link_days),
-    )

@@ -1,4 +1,5 @@
-"""An order's history for staff: refunds, cancellations and expiry, each with its time and who did it."""
+"""An order's history for staff: payment, the print provider's steps, refunds, cancellations and expiry,
+each with its time and who did it."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ STRIPE = "stripe"
 REFUND_REQUESTED = "refund_requested"
 REFUNDED = "refunded"
 REFUND_FAILED = "refund_failed"
+PARTIALLY_REFUNDED = "partially_refunded"
+RESOLVED = "resolved"
 CANCELLED = "cancelled"
 PROVIDER_CANCELLED = "provider_cancelled"
 PROVIDER_PRINTING = "provider_printing"
@@ -23,23 +26,35 @@ EXPIRED = "expired"
 PAID = "paid"
 PAYMENT_MISMATCH = "payment_mismatch"
 LINKS_REVOKED = "links_revoked"
+SENT = "sent"
+IN_PRODUCTION = "in_production"
+SHIPPED = "shipped"
+DELIVERED = "delivered"
 
 LABELS: dict[str, str] = {
     REFUND_REQUESTED: "Refund requested",
     REFUNDED: "Refunded",
     REFUND_FAILED: "Refund failed",
+    PARTIALLY_REFUNDED: "Partially refunded",
+    RESOLVED: "Marked resolved",
     CANCELLED: "Order cancelled",
     PROVIDER_CANCELLED: "Print order cancelled",
-    PROVIDER_PRINTING: "Already being printed",
+    PROVIDER_PRINTING: "Print order not cancelled: the provider is already printing it",
     UNQUEUED: "Taken out of the print queue",
     EXPIRED: "Expired unpaid",
     PAID: "Paid",
     PAYMENT_MISMATCH: "Payment does not match the order",
     LINKS_REVOKED: "Email links revoked",
+    SENT: "Sent to the print provider",
+    IN_PRODUCTION: "In production",
+    SHIPPED: "Shipped",
+    DELIVERED: "Delivered",
 }
 
 
-def record(session: Session, order_id: int, actor: str, action: str, detail: str = "", at: datetime | None = None) -> None:
+def record(
+    session: Session, order_id: int, actor: str, action: str, detail: str = "", at: datetime | None = None
+) -> None:
     """Add one line to the order's history (committed with the caller's transaction)."""
     session.add(OrderHistory(order_id=order_id, actor=actor[:100], action=action, detail=detail, at=at or utcnow()))
 
@@ -50,5 +65,31 @@ def history(session: Session, order_id: int) -> list[OrderHistory]:
     return list(session.exec(query).all())
 
 
+def has(session: Session, order_id: int, action: str) -> bool:
+    """Whether the order's history has a line `action` (pending lines of the session count)."""
+    query = select(OrderHistory.id).where(col(OrderHistory.order_id) == order_id, col(OrderHistory.action) == action)
+    return session.exec(query).first() is not None
+
+
+#: Lines that say what happened at the print provider, whoever's refund led to it: no 'by ...'.
+PROVIDER_OUTCOMES = frozenset({PROVIDER_CANCELLED, PROVIDER_PRINTING, UNQUEUED})
+
+
 def label(action: str) -> str:
     return LABELS.get(action, action.replace("_", " ").capitalize())
+
+
+def byline(action: str, actor: str) -> str:
+    """Who did it, as the line goes on: ' by admin', ' (Stripe)', or '' for the store's own steps."""
+    if action in PROVIDER_OUTCOMES or actor == SYSTEM or not actor:
+        return ""
+    return " (Stripe)" if actor == STRIPE else f" by {actor}"
+
+
+def detail_sentence(action: str, detail: str) -> str:
+    """The line's detail as a sentence ('The print provider answered: Operation failed.')."""
+    if action == PROVIDER_PRINTING and detail:
+        return f"The print provider answered: {detail}"
+    if action == RESOLVED and detail:
+        return f"Note: {detail}"
+    return detail

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -16,13 +17,14 @@ from sqlmodel import Session
 
 from storefront.models import Order, OrderItem, utcnow
 from storefront.services.orders.checkout import order_items
-from storefront.services.platform.errors import NotFoundError, ValidationError
+from storefront.services.orders.customer_status import CustomerStatus, customer_status
 from storefront.services.orders.fulfilment import order_status
-from storefront.services.platform.money import cents_to_dollars
 from storefront.services.orders.order_access import ORDER_NOT_FOUND, find_order, shopper_order
-from storefront.services.orders.order_emails import OrderEmails
+from storefront.services.orders.order_emails import OrderEmails, shipping_address
+from storefront.services.orders.order_money import dollars, order_money
+from storefront.services.orders.statuses import WAS_PAID, payment_label, status_label
+from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.platform.rate_limit import RateLimiter
-from storefront.services.orders.statuses import payment_label, status_label
 
 NUMBER_REQUIRED = "Order number is required"
 EMAIL_REQUIRED = "Email is required"
@@ -71,10 +73,6 @@ def find_by_number_and_email(session: Session, number: str, email: str) -> Order
     return order
 
 
-def _dollars(cents: int) -> float:
-    return float(cents_to_dollars(cents))
-
-
 def _iso(moment: datetime) -> str:
     return moment.isoformat()
 
@@ -91,8 +89,8 @@ def _line(item: OrderItem) -> dict[str, Any]:
         "size": item.size,
         "color": item.color or None,
         "quantity": item.quantity,
-        "price": _dollars(item.unit_price_cents),
-        "lineTotal": _dollars(item.unit_price_cents * item.quantity),
+        "price": dollars(item.unit_price_cents),
+        "lineTotal": dollars(item.unit_price_cents * item.quantity),
         "imageUrl": item.image_url,
     }
 
@@ -106,34 +104,66 @@ def order_view(order: Order, items: Sequence[OrderItem]) -> dict[str, Any]:
         "statusLabel": status_label(order.status),
         "paymentStatusLabel": payment_label(order.payment_status),
         "trackingUrl": tracking_link(order.tracking_url),
-        "subtotal": _dollars(order.subtotal_cents),
-        "shipping": _dollars(order.shipping_cents),
-        "tax": _dollars(order.tax_cents),
-        "total": _dollars(order.total_cents),
+        **order_money(order),
         "items": [_line(item) for item in items],
     }
 
 
-def _view(session: Session, order: Order) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class GuestOrder:
+    """A guest's order: `view` as the API answers it (dollars), and the same amounts in cents, which
+    a page formats (never the view's dollars): subtotal, shipping, tax, total and each line's total.
+    `customer` is its one customer status; `paid` whether it was paid. The email and shipping address
+    are filled only for the holder of the order's signed link (the thank-you page), never for a lookup."""
+
+    view: dict[str, Any]
+    subtotal_cents: int
+    shipping_cents: int
+    tax_cents: int
+    total_cents: int
+    line_totals_cents: tuple[int, ...]
+    customer: CustomerStatus | None = None
+    paid: bool = False
+    refunded_cents: int = 0
+    email: str = ""
+    address: tuple[str, ...] = field(default=())
+
+
+def guest_order(session: Session, order: Order, *, contact: bool = False) -> GuestOrder:
+    """The guest view of `order` with its amounts in cents (and, with `contact`, its email and
+    shipping address, for the holder of its signed link)."""
     assert order.id is not None
-    return order_view(order, order_items(session, order.id))
+    items = order_items(session, order.id)
+    return GuestOrder(
+        order_view(order, items),
+        order.subtotal_cents,
+        order.shipping_cents,
+        order.tax_cents,
+        order.total_cents,
+        tuple(item.unit_price_cents * item.quantity for item in items),
+        customer=customer_status(order),
+        paid=order.payment_status in WAS_PAID,
+        refunded_cents=order.refunded_cents,
+        email=order.customer_email.strip() if contact else "",
+        address=tuple(shipping_address(order)) if contact else (),
+    )
 
 
-def lookup_order(session: Session, number: str, email: str) -> dict[str, Any]:
-    """The guest view of the order with this number and email; NotFoundError otherwise."""
-    return _view(session, find_by_number_and_email(session, number, email))
+def lookup_guest_order(session: Session, number: str, email: str) -> GuestOrder:
+    """The order with this number and email; NotFoundError otherwise."""
+    return guest_order(session, find_by_number_and_email(session, number, email))
 
 
-def order_view_by_token(session: Session, number: str, token: str | None) -> dict[str, Any]:
-    """The guest view of the order `token` opens; the same NotFoundError for a wrong token or number."""
-    return _view(session, shopper_order(session, number, token))
+def guest_order_by_token(session: Session, number: str, token: str | None) -> GuestOrder:
+    """The order `token` opens; the same NotFoundError for a wrong token or number."""
+    return guest_order(session, shopper_order(session, number, token))
 
 
-def order_view_by_link(
+def guest_order_by_link(
     session: Session, number: str, key: str, emails: OrderEmails, now: datetime | None = None
-) -> dict[str, Any]:
-    """The guest view of the order an email's link opens (its number signed as `key`); the same
-    NotFoundError for a forged, expired or revoked key, another order's key and an unknown number."""
+) -> GuestOrder:
+    """The order an email's link opens (its number signed as `key`); the same NotFoundError for a
+    forged, expired or revoked key, another order's key and an unknown number."""
     number = number.strip().upper() if isinstance(number, str) else ""
     key = key.strip() if isinstance(key, str) else ""
     if not number or len(number) > MAX_NUMBER_CHARS or not key:
@@ -141,7 +171,24 @@ def order_view_by_link(
     order = find_order(session, number)
     if not emails.link_opens(session, order, key, now or utcnow()):
         raise NotFoundError(ORDER_NOT_FOUND)
-    return _view(session, order)
+    return guest_order(session, order, contact=True)
+
+
+def lookup_order(session: Session, number: str, email: str) -> dict[str, Any]:
+    """The guest view of the order with this number and email; NotFoundError otherwise."""
+    return lookup_guest_order(session, number, email).view
+
+
+def order_view_by_token(session: Session, number: str, token: str | None) -> dict[str, Any]:
+    """The guest view of the order `token` opens; the same NotFoundError for a wrong token or number."""
+    return guest_order_by_token(session, number, token).view
+
+
+def order_view_by_link(
+    session: Session, number: str, key: str, emails: OrderEmails, now: datetime | None = None
+) -> dict[str, Any]:
+    """The guest view of the order an email's link opens (see guest_order_by_link)."""
+    return guest_order_by_link(session, number, key, emails, now).view
 
 
 def lookup_limiter(

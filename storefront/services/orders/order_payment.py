@@ -19,11 +19,12 @@ from sqlalchemy import and_, func, or_
 from sqlmodel import Session, col, select, update
 
 from storefront.models import Order, OutboxJob, PaymentAttempt, utcnow
-from storefront.services.orders import order_access, order_emails
+from storefront.services.orders import lifecycle, order_access
 from storefront.services.orders.order_emails import OrderEmails
-from storefront.services.platform.errors import ConflictError, TooManyRequestsError, ValidationError
-from storefront.services.payments.gateway import CardDetails, CardGateway, PaymentDeclined, PaymentResult
 from storefront.services.orders.statuses import PAYABLE, AttemptStatus, OrderStatus, PaymentStatus
+from storefront.services.payments.gateway import CardDetails, CardGateway, PaymentDeclined, PaymentResult
+from storefront.services.platform.errors import ConflictError, TooManyRequestsError, ValidationError
+from storefront.services.platform.money import format_usd
 
 logger = logging.getLogger(__name__)
 
@@ -93,7 +94,7 @@ class OrderPayments:
         *,
         max_declines: int = DEFAULT_MAX_DECLINES,
         clock: Clock = utcnow,
-        emails: OrderEmails | None = None,
+        emails: OrderEmails,
     ) -> None:
         self._session_factory = session_factory
         self._gateway = gateway
@@ -103,7 +104,7 @@ class OrderPayments:
 
     @property
     def emails(self) -> OrderEmails:
-        return self._emails or order_emails.configured()
+        return self._emails
 
     def pay(self, number: str, access_token: str | None, card: CardDetails, key: str, client: str = "") -> Order:
         """Charge the order's total once; on success mark it paid and queue it for the provider.
@@ -143,7 +144,7 @@ class OrderPayments:
             if self._declines(session, order) >= self.max_declines:
                 raise TooManyRequestsError(TOO_MANY_DECLINES)
             now = self._clock()
-            claimed = session.execute(
+            claimed = session.exec(
                 update(Order)
                 .where(
                     col(Order.id) == order.id,
@@ -208,31 +209,23 @@ class OrderPayments:
             session.commit()
 
     def _record_paid(self, claim: Claim, result: PaymentResult) -> Order:
-        """Mark the order paid and queue it for the provider, in one transaction."""
+        """Mark the order paid (its history and confirmation too) and queue it for the provider, in
+        one transaction."""
         now = self._clock()
         with self._session_factory() as session:
-            paid = session.execute(
-                update(Order)
-                .where(col(Order.id) == claim.order_id, col(Order.payment_status) != PaymentStatus.PAID)
-                .values(
-                    payment_status=PaymentStatus.PAID,
-                    status=OrderStatus.PROCESSING,
-                    payment_id=result.payment_id,
-                    card_brand=result.brand,
-                    card_last4=result.last4,
-                    payment_claimed_at=None,
-                    updated_at=now,
-                )
-            ).rowcount
+            order = order_access.find_order(session, claim.order_id)
             details = {"payment_id": result.payment_id, "card_brand": result.brand, "card_last4": result.last4}
-            if paid == 1:
+            detail = f"{format_usd(claim.amount_cents)} ({result.payment_id})"
+            if lifecycle.paid(
+                session, order, actor=self._gateway.name, detail=detail, payment=details, now=now, emails=self.emails
+            ):
                 self._finish_attempt(session, claim, AttemptStatus.APPROVED, **details)
                 session.add(OutboxJob(kind=SEND_ORDER, order_id=claim.order_id, next_attempt_at=now, created_at=now))
-                self.emails.order_paid(session, order_access.find_order(session, claim.order_id), now)
                 logger.info("Order %s paid (payment %s); queued for fulfilment", claim.number, result.payment_id)
             else:
                 # Only after a claim outlived its lease: the money must go back, so say so loudly.
-                self._finish_attempt(session, claim, AttemptStatus.APPROVED, reason="Duplicate charge: refund it", **details)
+                duplicate = "Duplicate charge: refund it"
+                self._finish_attempt(session, claim, AttemptStatus.APPROVED, reason=duplicate, **details)
                 logger.error("Order %s was already paid; payment %s must be refunded", claim.number, result.payment_id)
             session.commit()
             return order_access.find_order(session, claim.order_id)

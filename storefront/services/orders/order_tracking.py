@@ -2,7 +2,9 @@
 
 The provider tells us about changes by webhook (services/orders/provider_events.py), and webhooks can be
 lost, so `OrderTracker` also re-reads, now and then, every sent order that is not final yet. Both
-paths go through the functions here, which never move an order backwards.
+paths read the provider's data with the functions here, which move the order through the
+lifecycle's provider steps (in production, shipped, delivered): never backwards, each step's
+history line written once.
 """
 
 from __future__ import annotations
@@ -16,29 +18,22 @@ from sqlalchemy import or_, update
 from sqlmodel import Session, col, select
 
 from storefront.models import Order, utcnow
-from storefront.services.platform.background import Step, Worker, start_worker
 from storefront.services.catalog.sync import parse_provider_time
-from storefront.services.orders import order_emails
+from storefront.services.orders import lifecycle
 from storefront.services.orders.fulfilment import is_permanent
 from storefront.services.orders.order_emails import OrderEmails
+from storefront.services.platform.background import Step, Worker, start_worker
 from storefront.services.platform.job_leases import JobLeases, one_at_a_time
 from storefront.services.printify.provider import PrintProvider
-from storefront.services.orders.statuses import OrderStatus
 
 logger = logging.getLogger(__name__)
 
 Clock = Callable[[], datetime]
 
 #: Provider statuses after which an order changes no more (contract §7).
-FINAL_PROVIDER_STATUSES = frozenset({"fulfilled", "canceled"})
-CANCELED = ("canceled", "cancelled")
-#: Statuses of an order the print provider has not started on; "sent to production" moves past them.
-BEFORE_PRODUCTION = frozenset(
-    {"pending", "cost-calculation", "on-hold", "payment-not-received", "sending-to-production"}
-)
-IN_PRODUCTION = "in-production"
-#: Our statuses that nothing the provider says moves an order out of.
-FINAL_ORDER_STATUSES = frozenset({OrderStatus.FULFILLED, OrderStatus.CANCELLED})
+FINAL_PROVIDER_STATUSES = lifecycle.PROVIDER_FINAL
+IN_PRODUCTION = lifecycle.PROVIDER_IN_PRODUCTION
+order_status_for = lifecycle.order_status_for
 DEFAULT_POLL_INTERVAL = timedelta(minutes=10)
 DEFAULT_POLL_BATCH = 20
 #: The order poll's job: one process of the store polls (services/platform/job_leases.py).
@@ -54,39 +49,20 @@ _URL_CHARS = 2000
 # --------------------------------------------------------------------------- applying provider data
 
 
-def order_status_for(provider_status: str) -> OrderStatus:
-    """Our status for a provider status: canceled -> cancelled, fulfilled -> fulfilled, else processing."""
-    if provider_status in CANCELED:
-        return OrderStatus.CANCELLED
-    if provider_status == "fulfilled":
-        return OrderStatus.FULFILLED
-    return OrderStatus.PROCESSING
-
-
-def apply_provider_status(order: Order, provider_status: object) -> bool:
-    """Take the provider's status; a final one is never replaced by an earlier one, and a fulfilled
-    or cancelled order keeps its status. Returns True when anything changed."""
+def apply_provider_status(session: Session, order: Order, provider_status: object, now: datetime) -> bool:
+    """Take the provider's status (lifecycle.provider_status: a final one is never replaced by an
+    earlier one, and a fulfilled or cancelled order keeps its status). True when anything changed."""
     if not isinstance(provider_status, str) or not provider_status.strip():
         return False
     status = provider_status.strip().lower()[:_STATUS_CHARS]
     if status == "cancelled":
         status = "canceled"
-    changed = False
-    if order.printify_status not in FINAL_PROVIDER_STATUSES or status in FINAL_PROVIDER_STATUSES:
-        changed = order.printify_status != status
-        order.printify_status = status
-    ours = order_status_for(status)
-    if order.status not in FINAL_ORDER_STATUSES and order.status != ours:
-        order.status = ours
-        changed = True
-    return changed
+    return lifecycle.provider_status(session, order, status, now=now)
 
 
-def mark_in_production(order: Order) -> bool:
+def mark_in_production(session: Session, order: Order, now: datetime) -> bool:
     """The provider sent the order to production: move a not-yet-started provider status on."""
-    if order.printify_status is None or order.printify_status in BEFORE_PRODUCTION:
-        return apply_provider_status(order, IN_PRODUCTION)
-    return False
+    return lifecycle.in_production(session, order, now=now)
 
 
 def _text(value: object, limit: int) -> str | None:
@@ -104,6 +80,7 @@ def _web_link(value: object) -> str | None:
 
 
 def apply_shipment(
+    session: Session,
     order: Order,
     *,
     carrier: object = None,
@@ -113,15 +90,12 @@ def apply_shipment(
     delivered_at: datetime | None = None,
     now: datetime,
 ) -> bool:
-    """Record a shipment (the latest one wins); what it leaves out is kept. Returns True when the
-    order changed. A shipment without a shipping time counts as shipped when we first hear of it."""
-    before = (order.tracking_carrier, order.tracking_number, order.tracking_url, order.shipped_at, order.delivered_at)
-    order.tracking_carrier = _text(carrier, _CARRIER_CHARS) or order.tracking_carrier
-    order.tracking_number = _text(number, _NUMBER_CHARS) or order.tracking_number
-    order.tracking_url = _web_link(url) or order.tracking_url
-    order.shipped_at = shipped_at or order.shipped_at or delivered_at or now
-    order.delivered_at = delivered_at or order.delivered_at
-    return before != (order.tracking_carrier, order.tracking_number, order.tracking_url, order.shipped_at, order.delivered_at)
+    """Record a shipment as the provider gives it (lifecycle.shipped: the latest one wins; what it
+    leaves out is kept). Returns True when the order changed."""
+    return lifecycle.shipped(
+        session, order, carrier=_text(carrier, _CARRIER_CHARS), number=_text(number, _NUMBER_CHARS),
+        url=_web_link(url), shipped_at=shipped_at, delivered_at=delivered_at, now=now,
+    )
 
 
 def _latest_time(*values: object) -> datetime | None:
@@ -129,11 +103,11 @@ def _latest_time(*values: object) -> datetime | None:
     return max(times) if times else None
 
 
-def apply_provider_order(order: Order, snapshot: Mapping[str, Any], now: datetime) -> bool:
+def apply_provider_order(session: Session, order: Order, snapshot: Mapping[str, Any], now: datetime) -> bool:
     """Bring an order in line with the provider's order object (contract §7): its status and its
     latest shipment (a snapshot without shipments keeps the tracking we have). Returns True when
     anything but the check time changed."""
-    changed = apply_provider_status(order, snapshot.get("status"))
+    changed = apply_provider_status(session, order, snapshot.get("status"), now)
     shipments = [s for s in snapshot.get("shipments") or [] if isinstance(s, Mapping)]
     if shipments:
         latest = shipments[-1]
@@ -143,6 +117,7 @@ def apply_provider_order(order: Order, snapshot: Mapping[str, Any], now: datetim
             snapshot.get("fulfilled_at"), *(line.get("fulfilled_at") for line in lines)
         )
         changed |= apply_shipment(
+            session,
             order,
             carrier=latest.get("carrier"),
             number=latest.get("number"),
@@ -175,7 +150,7 @@ class OrderTracker:
         *,
         interval: timedelta = DEFAULT_POLL_INTERVAL,
         clock: Clock = utcnow,
-        emails: OrderEmails | None = None,
+        emails: OrderEmails,
     ) -> None:
         self._session_factory = session_factory
         self._provider = provider
@@ -186,7 +161,7 @@ class OrderTracker:
 
     @property
     def emails(self) -> OrderEmails:
-        return self._emails or order_emails.configured()
+        return self._emails
 
     def due_order_ids(self, limit: int = DEFAULT_POLL_BATCH) -> list[int]:
         """Ids of sent, not final orders last checked more than `interval` ago, never checked first."""
@@ -219,7 +194,7 @@ class OrderTracker:
                     break
                 read += outcome is _READ
             return read
-        except Exception:  # noqa: BLE001 - a poll round must never take its caller down
+        except Exception:  # a poll round must never take its caller down
             logger.exception("Polling the print provider for order updates failed")
             return 0
 
@@ -248,10 +223,11 @@ class OrderTracker:
             order = session.get(Order, order_id)
             if order is None:
                 return _SKIPPED
-            if apply_provider_order(order, snapshot, self._clock()):
+            now = self._clock()
+            if apply_provider_order(session, order, snapshot, now):
                 logger.info("Order %s updated from the print provider: %s", order.number, order.printify_status)
             session.add(order)
-            self.emails.order_shipped(session, order, self._clock())
+            lifecycle.notify(session, order, self.emails, now)
             session.commit()
         return _READ
 
@@ -260,7 +236,7 @@ def _set_checked(session: Session, order_id: int, expected: datetime | None, val
     """Move an order's check time from `expected` to `value` if nobody moved it meanwhile."""
     checked = col(Order.provider_checked_at)
     condition = checked.is_(None) if expected is None else checked == expected
-    moved = session.execute(
+    moved = session.exec(
         update(Order).where(col(Order.id) == order_id, condition).values(provider_checked_at=value)
     ).rowcount
     session.commit()

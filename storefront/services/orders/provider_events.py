@@ -24,8 +24,7 @@ from sqlmodel import Session, col, select
 from storefront.models import CatalogProduct, Order, WebhookDelivery, utcnow
 from storefront.services.catalog.catalog import storefront_handle
 from storefront.services.catalog.sync import parse_provider_time, remove_products, upsert_product
-from storefront.services.platform.errors import ServiceError, UnauthorizedError
-from storefront.services.orders import order_emails
+from storefront.services.orders import lifecycle
 from storefront.services.orders.fulfilment import is_permanent
 from storefront.services.orders.order_emails import OrderEmails
 from storefront.services.orders.order_tracking import (
@@ -34,9 +33,10 @@ from storefront.services.orders.order_tracking import (
     apply_shipment,
     mark_in_production,
 )
+from storefront.services.platform.errors import ServiceError, UnauthorizedError
+from storefront.services.platform.webhook_deliveries import record_delivery
 from storefront.services.printify.errors import ProviderError, ProviderNotFound, provider_reason
 from storefront.services.printify.provider import PrintProvider
-from storefront.services.platform.webhook_deliveries import record_delivery
 
 logger = logging.getLogger(__name__)
 
@@ -187,17 +187,19 @@ def parse_event(body: bytes) -> WebhookEvent:
     )
 
 
-def apply_order_event(order: Order, event: WebhookEvent, now: datetime) -> bool:
+def apply_order_event(session: Session, order: Order, event: WebhookEvent, now: datetime) -> bool:
     """What an order delivery's own data says, applied to our order (no provider call needed)."""
     data = event.data
     changed = False
     if event.topic == ORDER_UPDATED:
-        changed = apply_provider_status(order, data.get("status"))
+        changed = apply_provider_status(session, order, data.get("status"), now)
     elif event.topic == ORDER_SENT_TO_PRODUCTION:
-        changed = mark_in_production(order)
+        changed = mark_in_production(session, order, now)
     elif event.topic in (ORDER_SHIPMENT_CREATED, ORDER_SHIPMENT_DELIVERED):
-        carrier = data.get("carrier") if isinstance(data.get("carrier"), Mapping) else {}
+        raw_carrier = data.get("carrier")
+        carrier: Mapping[str, Any] = raw_carrier if isinstance(raw_carrier, Mapping) else {}
         changed = apply_shipment(
+            session,
             order,
             carrier=carrier.get("code"),
             number=carrier.get("tracking_number"),
@@ -228,7 +230,7 @@ class ProviderEvents:
         *,
         clock: Clock = utcnow,
         refetch_orders: bool = True,
-        emails: OrderEmails | None = None,
+        emails: OrderEmails,
     ) -> None:
         self._session_factory = session_factory
         self._provider = provider
@@ -241,7 +243,7 @@ class ProviderEvents:
 
     @property
     def emails(self) -> OrderEmails:
-        return self._emails or order_emails.configured()
+        return self._emails
 
     def receive(self, body: bytes, signature: str | None) -> Outcome:
         """Verify, parse and apply one delivery (raw body and X-Pfy-Signature header).
@@ -309,7 +311,9 @@ class ProviderEvents:
             shop_id: int | None = self._our_shop()
         except ProviderError as exc:
             # Provider order ids are unique, and the signature says it is Printify: go on without.
-            logger.warning("Shop unknown while the provider is unreachable (%r); webhook %s applied without it", exc, event.id)
+            logger.warning(
+                "Shop unknown while the provider is unreachable (%r); webhook %s applied without it", exc, event.id
+            )
             shop_id = None
         if self._foreign(event, shop_id):
             return self._record_only(event, "another shop's order")
@@ -324,13 +328,15 @@ class ProviderEvents:
             if order is None:
                 session.commit()
                 return Outcome.IGNORED
-            apply_order_event(order, event, now)
+            apply_order_event(session, order, event, now)
             if snapshot is not None:
-                apply_provider_order(order, snapshot, now)
+                apply_provider_order(session, order, snapshot, now)
             session.add(order)
-            self.emails.order_shipped(session, order, now)
+            lifecycle.notify(session, order, self.emails, now)
             session.commit()
-            logger.info("Webhook %s (%s) applied to order %s: %s", event.id, event.topic, order.number, order.printify_status)
+            logger.info(
+                "Webhook %s (%s) applied to order %s: %s", event.id, event.topic, order.number, order.printify_status
+            )
         return Outcome.APPLIED
 
     def _order_exists(self, provider_order_id: str) -> bool:
@@ -404,7 +410,9 @@ class ProviderEvents:
         if was_published is _UNREADABLE:
             return self._record_only(event, "the product could not be read")
         try:
-            self._provider.publishing_succeeded(shop_id, product_id, {"id": product_id, "handle": storefront_handle(product_id)})
+            self._provider.publishing_succeeded(
+                shop_id, product_id, {"id": product_id, "handle": storefront_handle(product_id)}
+            )
         except ProviderError as exc:
             self._restore_published(product_id, bool(was_published))
             if not is_permanent(exc):

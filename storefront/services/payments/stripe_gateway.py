@@ -26,6 +26,7 @@ from storefront.services.payments.gateway import (
     PaymentDeclined,
     RefundResult,
 )
+from storefront.services.platform.metrics import external_call
 
 logger = logging.getLogger(__name__)
 
@@ -106,7 +107,9 @@ def intent_from(obj: Any) -> Intent:
 def refund_from(obj: Any) -> RefundResult:
     status = str(_field(obj, "status", ""))
     known = {REFUND_SUCCEEDED: REFUND_SUCCEEDED, "failed": REFUND_FAILED, "canceled": REFUND_FAILED}
-    return RefundResult(str(_field(obj, "id", "")), known.get(status, REFUND_PENDING), int(_field(obj, "amount", 0) or 0))
+    return RefundResult(
+        str(_field(obj, "id", "")), known.get(status, REFUND_PENDING), int(_field(obj, "amount", 0) or 0)
+    )
 
 
 class StripeGateway:
@@ -197,11 +200,14 @@ class StripeGateway:
     @staticmethod
     def _call(method: Any, *args: Any, **kwargs: Any) -> Any:
         try:
-            return method(*args, **kwargs)
+            with external_call("stripe", answers=(stripe.CardError,)):
+                return method(*args, **kwargs)
         except stripe.CardError as exc:
             raise PaymentDeclined(exc.user_message or "Your card was declined.") from None
         except (stripe.APIConnectionError, stripe.RateLimitError, stripe.APIError) as exc:
-            logger.warning("Stripe call failed (%s, request %s): %s", type(exc).__name__, exc.request_id, exc.user_message)
+            logger.warning(
+                "Stripe call failed (%s, request %s): %s", type(exc).__name__, exc.request_id, exc.user_message
+            )
             raise GatewayUnavailable(GATEWAY_DOWN) from None
         except (stripe.AuthenticationError, stripe.PermissionError) as exc:
             logger.error("Stripe refused our API key (%s): %s", type(exc).__name__, exc.user_message)

@@ -39,7 +39,7 @@ def start_worker(name: str, step: Step, *, error_wait: float = 5.0) -> Worker:
         while not stop_event.is_set():
             try:
                 wait = step()
-            except Exception:  # noqa: BLE001 - logged; the worker goes on
+            except Exception:  # logged; the worker goes on
                 logger.exception("Background work %r failed", name)
                 wait = error_wait
             if wait is None:
@@ -64,7 +64,7 @@ def beating(name: str, beat: Callable[[], bool], interval_seconds: float) -> Ite
             try:
                 if not beat():
                     return
-            except Exception:  # noqa: BLE001 - logged; the next beat may get through
+            except Exception:  # logged; the next beat may get through
                 logger.exception("Heartbeat %r failed", name)
 
     thread = threading.Thread(target=loop, name=name, daemon=True)

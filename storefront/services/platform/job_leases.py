@@ -14,7 +14,7 @@ import os
 import socket
 import uuid
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import or_, update
 from sqlalchemy.exc import IntegrityError
@@ -40,7 +40,7 @@ def process_holder() -> str:
 
 def _aware(moment: datetime | None) -> datetime | None:
     """SQLite hands datetimes back without their zone; every time here is UTC."""
-    return moment.replace(tzinfo=timezone.utc) if moment is not None and moment.tzinfo is None else moment
+    return moment.replace(tzinfo=UTC) if moment is not None and moment.tzinfo is None else moment
 
 
 class JobLeases:
@@ -78,7 +78,7 @@ class JobLeases:
                 claim = claim.where(
                     or_(col(JobLease.finished_at).is_(None), col(JobLease.finished_at) < unless_finished_since)
                 )
-            taken = session.execute(claim.values(holder=self.holder, held_until=until)).rowcount
+            taken = session.exec(claim.values(holder=self.holder, held_until=until)).rowcount
             session.commit()
         if taken == 1:
             return True

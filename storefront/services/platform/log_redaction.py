@@ -33,7 +33,9 @@ _KEYED_VALUE = re.compile(
 #: A card number: 13 to 19 digits, maybe in groups.
 _CARD_NUMBER = re.compile(r"(?<![\w.])\d(?:[ -]?\d){12,18}(?![\w.])")
 #: A bearer secret's shape: 32 or more URL-safe characters with letters and digits mixed.
-_SECRET_LIKE = re.compile(r"(?<![\w\-/.])(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{32,}(?![\w\-/.])")
+_SECRET_LIKE = re.compile(
+    r"(?<![\w\-/.])(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{32,}(?![\w\-/.])"
+)
 
 
 def redact(text: str) -> str:

@@ -3,6 +3,7 @@ store's own user only: its folders 0700, its files 0600, whatever the process's 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from pathlib import Path
@@ -39,7 +40,5 @@ def private_sqlite(database: Path) -> None:
     database.parent.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
     os.close(os.open(database, os.O_WRONLY | os.O_CREAT, PRIVATE_FILE_MODE))
     for path in (database, *(database.with_name(database.name + suffix) for suffix in SQLITE_COMPANIONS)):
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.chmod(path, PRIVATE_FILE_MODE)
-        except FileNotFoundError:
-            pass

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, delete, select, update
@@ -17,7 +18,7 @@ MAX_KEY_CHARS = 200
 MAX_WINDOW_SECONDS = 24 * 3600
 
 
-def dialect_insert(session: Session):  # type: ignore[no-untyped-def]
+def dialect_insert(session: Session) -> Callable[..., Any]:
     """The dialect's INSERT that supports ON CONFLICT (SQLite and PostgreSQL alike)."""
     return postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
 
@@ -39,7 +40,7 @@ def count_hit(session: Session, key: str, window_seconds: int, now: datetime) ->
         .values(key=key, window_start=window, count=1)
         .on_conflict_do_update(
             index_elements=[RateCounter.key, RateCounter.window_start],
-            set_={"count": RateCounter.count + 1},  # type: ignore[operator]
+            set_={"count": RateCounter.count + 1},
         )
         .returning(RateCounter.count)
     )
@@ -103,7 +104,7 @@ class RateLimiter:
                     col(RateCounter.window_start) == window,
                     col(RateCounter.count) > 0,
                 )
-                .values(count=RateCounter.count - 1)  # type: ignore[operator]
+                .values(count=RateCounter.count - 1)
             )
             session.commit()
 

@@ -12,7 +12,7 @@ import hashlib
 import hmac
 import os
 import secrets
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from storefront.services.platform.private_files import private_dir
@@ -43,7 +43,7 @@ def signed_expiry(signature: str) -> datetime | None:
     expires_text = signature.partition(".")[0]
     if not (expires_text.isascii() and expires_text.isdigit()) or len(expires_text) > 12 or not int(expires_text):
         return None
-    return datetime.fromtimestamp(int(expires_text), tz=timezone.utc)
+    return datetime.fromtimestamp(int(expires_text), tz=UTC)
 
 
 class LinkSigner:

@@ -2,7 +2,7 @@
 product bodies and orders in `demo_catalogue.py`, `demo_products.py`, `demo_orders.py`), provider
 errors, and whether the provider answers (`provider_status.py`, for the configuration banner).
 
-May use: platform, media.
+May use: platform, collections, media.
 """
 
 from __future__ import annotations

@@ -32,14 +32,14 @@ import json
 import random
 import threading
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 
 import httpx
 
+from storefront.services.platform.metrics import external_call
 from storefront.services.printify.errors import (
     ProviderError,
     ProviderNotFound,
@@ -48,15 +48,12 @@ from storefront.services.printify.errors import (
     ProviderUnauthorized,
     ProviderUnavailable,
 )
+from storefront.services.printify.pacing import RequestPacer
 from storefront.services.printify.provider import MAX_PAGE_LIMIT, PUBLISH_EVERYTHING
 
 DEFAULT_API_BASE = "https://api.printify.com/v1/"
 USER_AGENT = "storefront-printify-client/1.0 (Python; httpx)"
 JSON_CONTENT_TYPE = "application/json;charset=utf-8"
-#: Printify's limits (contract §2): (requests, seconds).
-OVERALL_LIMIT = (600, 60.0)
-CATALOG_LIMIT = (100, 60.0)
-PUBLISH_LIMIT = (200, 1800.0)
 #: How many pages of recent orders (of MAX_PAGE_LIMIT) a guarded create_order searches.
 ORDER_LOOKUP_PAGES = 4
 #: A Retry-After larger than this is treated as this (a bad header must not park a worker for hours).
@@ -66,61 +63,6 @@ _IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE"})
 Sleep = Callable[[float], Awaitable[None]]
 P = ParamSpec("P")
 T = TypeVar("T")
-
-
-class SlidingWindow:
-    """At most `limit` request starts in any `window` seconds."""
-
-    def __init__(self, limit: int, window: float) -> None:
-        self.limit = limit
-        self.window = window
-        self._starts: deque[float] = deque()
-
-    def earliest(self, now: float) -> float:
-        """The earliest moment from `now` at which one more request may start."""
-        start = max(now, self._starts[-1]) if self._starts else now
-        if len(self._starts) >= self.limit:
-            start = max(start, self._starts[-self.limit] + self.window)
-        return start
-
-    def record(self, start: float) -> None:
-        """Count a request starting at `start` (never earlier than the last recorded start)."""
-        self._starts.append(start)
-        while len(self._starts) > self.limit:
-            self._starts.popleft()
-
-
-class RequestPacer:
-    """Hands out start times that keep every window; waiting is the caller's job."""
-
-    def __init__(
-        self,
-        overall: tuple[int, float] = OVERALL_LIMIT,
-        catalog: tuple[int, float] = CATALOG_LIMIT,
-        publish: tuple[int, float] = PUBLISH_LIMIT,
-    ) -> None:
-        self._windows: dict[str, SlidingWindow] = {
-            "overall": SlidingWindow(*overall),
-            "catalog": SlidingWindow(*catalog),
-            "publish": SlidingWindow(*publish),
-        }
-        self._paused_until = 0.0
-        # The sync facade and async callers may share one pacer; a reservation must be atomic.
-        self._lock = threading.Lock()
-
-    def reserve(self, kind: str, now: float) -> float:
-        """Reserve a start for a request of `kind` ("default", "catalog", "publish"); seconds to wait."""
-        windows = [self._windows["overall"]] + ([self._windows[kind]] if kind in self._windows else [])
-        with self._lock:
-            start = max([now, self._paused_until] + [w.earliest(now) for w in windows])
-            for window in windows:
-                window.record(start)
-        return start - now
-
-    def pause_until(self, moment: float) -> None:
-        """Hold every request until `moment` (after a 429 the whole account is throttled)."""
-        with self._lock:
-            self._paused_until = max(self._paused_until, moment)
 
 
 def _retry_after(response: httpx.Response) -> float | None:
@@ -136,8 +78,8 @@ def _retry_after(response: httpx.Response) -> float | None:
         except (TypeError, ValueError):
             return None
         if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=timezone.utc)
-        seconds = (moment - datetime.now(timezone.utc)).total_seconds()
+            moment = moment.replace(tzinfo=UTC)
+        seconds = (moment - datetime.now(UTC)).total_seconds()
     return min(max(seconds, 0.0), MAX_RETRY_AFTER)
 
 
@@ -279,7 +221,9 @@ class PrintifyClient:
             last = attempt >= self.max_attempts
             await self._pace(kind)
             try:
-                response = await self._http.request(method, path, params=query, content=content, headers=headers)
+                with external_call("printify") as call:
+                    response = await self._http.request(method, path, params=query, content=content, headers=headers)
+                    call["failed"] = response.status_code >= 400
             except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
                 # The request never reached Printify: resending cannot duplicate anything.
                 if last:
@@ -293,7 +237,9 @@ class PrintifyClient:
                         details={"error": repr(exc)},
                     ) from exc
                 if last:
-                    raise ProviderUnavailable(f"No answer from Printify: {exc!r}", details={"error": repr(exc)}) from exc
+                    raise ProviderUnavailable(
+                        f"No answer from Printify: {exc!r}", details={"error": repr(exc)}
+                    ) from exc
                 await self._sleep(self.backoff(attempt))
                 continue
 
@@ -423,20 +369,31 @@ class PrintifyClient:
             return await self.request("POST", path, body=order, idempotent=False)
         if not external_id:
             return await self.request("POST", path, body=order, idempotent=True)
+
+        async def existing() -> dict | None:
+            found = await self.find_order_by_external_id(shop_id, external_id)
+            return None if found is None else {"id": found["id"]}
+
+        return await self._post_once(path, order, existing)
+
+    async def _post_once(self, path: str, body: dict, existing: Callable[[], Awaitable[dict | None]]) -> dict:
+        """POST something that must be made once: after an unknown outcome (a 5xx or a lost answer)
+        `existing()` looks for what the lost request made, and the POST is resent only when it is
+        not there; when the lookup itself fails the unknown outcome is raised (never resent blind)."""
         attempt = 0
         while True:
             attempt += 1
             try:
-                return await self.request("POST", path, body=order, idempotent=False)
+                return await self.request("POST", path, body=body, idempotent=False)
             except ProviderOutcomeUnknown as unknown:
                 if attempt >= self.max_attempts:
                     raise
                 try:
-                    existing = await self.find_order_by_external_id(shop_id, external_id)
+                    found = await existing()
                 except ProviderError:
-                    raise unknown from None  # cannot tell whether it exists: never resend blind
-                if existing is not None:
-                    return {"id": existing["id"]}
+                    raise unknown from None
+                if found is not None:
+                    return found
                 await self._sleep(self.backoff(attempt))
 
     async def get_order(self, shop_id: int, order_id: str) -> dict:
@@ -479,11 +436,22 @@ class PrintifyClient:
     # ------------------------------------------------------------------ uploads
 
     async def upload_image(self, file_name: str, *, url: str | None = None, contents: str | None = None) -> dict:
-        """Upload an image by public URL or base64 `contents`; returns the upload object."""
+        """Upload an image by public URL or base64 `contents`; returns the upload object. A lost
+        answer or a 5xx is resent only when no upload of that `file_name` is among the recent ones
+        (name uploads by their content and a design is uploaded once)."""
         if (url is None) == (contents is None):
             raise ValueError("give exactly one of url or contents")
         body = {"file_name": file_name, **({"url": url} if url is not None else {"contents": contents})}
-        return await self.request("POST", "uploads/images.json", body=body, idempotent=False)
+        return await self._post_once("uploads/images.json", body, lambda: self.find_upload(file_name))
+
+    async def find_upload(self, file_name: str, pages: int = ORDER_LOOKUP_PAGES) -> dict | None:
+        """The most recent upload named `file_name` among the newest pages of uploads, or None."""
+        for page in range(1, pages + 1):
+            envelope = await self.request("GET", "uploads.json", params={"page": page, "limit": MAX_PAGE_LIMIT})
+            found = next((u for u in envelope.get("data") or [] if u.get("file_name") == file_name), None)
+            if found is not None or not envelope.get("next_page_url"):
+                return found
+        return None
 
 
 def _blocking(
@@ -554,3 +522,4 @@ class SyncPrintifyClient:
     catalog_variants = _blocking(PrintifyClient.catalog_variants)
     catalog_shipping = _blocking(PrintifyClient.catalog_shipping)
     upload_image = _blocking(PrintifyClient.upload_image)
+    find_upload = _blocking(PrintifyClient.find_upload)

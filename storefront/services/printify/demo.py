@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import copy
 import secrets
 import threading
-from datetime import datetime, timezone
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, cast
+
+from PIL import Image
 
 from storefront.services.media import demo_images
-from storefront.services.media.images import cutout_path
+from storefront.services.media.design_mockups import place_design
+from storefront.services.media.images import cutout_path, open_image
+from storefront.services.platform.errors import ValidationError
 from storefront.services.printify.demo_catalogue import (
     CATALOGUE_BLUEPRINTS,
     CATALOGUE_PRINT_PROVIDERS,
@@ -19,9 +26,15 @@ from storefront.services.printify.demo_catalogue import (
     catalogue_variants,
     default_anchor,
     format_timestamp,
+    variant_cost,
 )
 from storefront.services.printify.demo_orders import DEMO_FLAT_SHIPPING_CENTS, DemoOrders
-from storefront.services.printify.demo_products import created_product, require_bool, validated_changes
+from storefront.services.printify.demo_products import (
+    DesignLayer,
+    created_product,
+    require_bool,
+    validated_changes,
+)
 from storefront.services.printify.errors import ProviderNotFound
 from storefront.services.printify.provider import (
     PUBLISH_EVERYTHING,
@@ -52,11 +65,15 @@ class DemoPrintProvider(DemoOrders):
         self.media_url = media_url.rstrip("/")
         self.flat_shipping_cents = flat_shipping_cents
         self.image_size = image_size
-        self._clock = clock or (lambda: datetime.now(timezone.utc))
+        self._clock = clock or (lambda: datetime.now(UTC))
         products, self._renders = build_catalogue(self.media_url, anchor or default_anchor())
         self._products: list[dict[str, Any]] = products
         self._by_id: dict[str, dict[str, Any]] = {p["id"]: p for p in products}
         self._orders: dict[str, dict[str, Any]] = {}
+        #: The account's uploads (id -> upload object); their images are kept under media_dir/designs.
+        self._uploads: dict[str, dict[str, Any]] = {}
+        #: Mockup file -> the design drawn on it.
+        self._designs: dict[str, DesignLayer] = {}
         self._order_ids: list[str] = []
         #: When orders move on by themselves, as Printify's do: a new order is "pending" for
         #: costing_seconds, then "on-hold"; one sent to production is "fulfilled" (shipped) after
@@ -105,11 +122,42 @@ class DemoPrintProvider(DemoOrders):
         )
         if not known:
             raise ProviderNotFound("Not found", details={"error": "Not found"})
-        return {
-            "id": print_provider_id,
-            "title": CATALOGUE_PRINT_PROVIDERS[print_provider_id],
-            "variants": catalogue_variants(blueprint_id),
+        variants = catalogue_variants(blueprint_id)
+        for variant in variants:
+            variant["cost"] = variant_cost(blueprint_id, print_provider_id, variant["options"]["size"])
+        return {"id": print_provider_id, "title": CATALOGUE_PRINT_PROVIDERS[print_provider_id], "variants": variants}
+
+    def upload_image(self, file_name: str, *, url: str | None = None, contents: str | None = None) -> dict:
+        """Keep an image sent by its base64 contents (the demo is offline: no uploads by URL)."""
+        if not isinstance(file_name, str) or not file_name.strip():
+            raise validation_error("file_name: The file name field is required.")
+        if not isinstance(contents, str):
+            raise validation_error("contents: The demo provider takes images by their contents.")
+        try:
+            data = base64.b64decode(contents, validate=True)
+            image = open_image(data)
+        except (binascii.Error, ValueError, ValidationError):
+            raise validation_error("contents: The file is not an image.") from None
+        upload_id = secrets.token_hex(12)
+        path = self._design_path(upload_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        image.save(path, format="PNG")
+        upload = {
+            "id": upload_id,
+            "file_name": file_name,
+            "height": image.height,
+            "width": image.width,
+            "size": len(data),
+            "mime_type": "image/png" if data.startswith(b"\x89PNG") else "image/jpeg",
+            "preview_url": f"{self.media_url}/designs/{upload_id}.png",
+            "upload_time": format_timestamp(self._clock()),
         }
+        with self._lock:
+            self._uploads[upload_id] = upload
+        return dict(upload)
+
+    def _design_path(self, upload_id: str) -> Path:
+        return self.media_dir / "designs" / f"{upload_id}.png"
 
     def create_product(self, shop_id: int, body: dict) -> dict:
         """Validate a create body like Printify, store the product unpublished, render its mockups."""
@@ -118,10 +166,13 @@ class DemoPrintProvider(DemoOrders):
             product_id = secrets.token_hex(12)
             while product_id in self._by_id:
                 product_id = secrets.token_hex(12)
-            product, renders = created_product(product_id, body, self._clock(), self.media_url)
+            product, renders, designs = created_product(
+                product_id, body, self._clock(), self.media_url, set(self._uploads)
+            )
             self._products.insert(0, product)
             self._by_id[product_id] = product
             self._renders.update(renders)
+            self._designs.update(designs)
             created = copy.deepcopy(product)
         for file_name, args in renders.items():
             self._render(file_name, args)
@@ -210,11 +261,20 @@ class DemoPrintProvider(DemoOrders):
     def _render(self, file_name: str, args: tuple[str, str, str, str, bool]) -> int:
         """Render one mockup, and beside a front view the garment's transparent cut-out for the
         try-on, unless their files exist; how many files were written."""
-        kind, body, trim, label, back = args
+        name, body, trim, label, back = args
+        kind = cast(demo_images.GarmentKind, name)  # the demo catalogue names only these kinds
         path = self.media_dir / file_name
-        written = demo_images.ensure_png(
-            path, lambda: demo_images.render_garment(kind, body, trim, label, self.image_size, back=back)
-        )
+        design = self._designs.get(file_name)
+
+        def mockup() -> Image.Image:
+            garment = demo_images.render_garment(kind, body, trim, label, self.image_size, back=back)
+            if design is None:
+                return garment
+            upload_id, x, y, scale, angle = design
+            with Image.open(self._design_path(upload_id)) as artwork:
+                return place_design(garment, artwork, x, y, scale, angle)
+
+        written: int = demo_images.ensure_png(path, mockup)
         if not back:
             written += demo_images.ensure_png(
                 cutout_path(path),

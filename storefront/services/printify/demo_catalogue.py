@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from storefront.collections import COLLECTIONS, HWDKN, SWDNN, Collection
+from storefront.services.collections import COLLECTIONS, HWDKN, SWDNN, Collection
 
 DEMO_SHOP_ID = 1
 PRINT_PROVIDER_ID = 29
@@ -141,7 +141,7 @@ def hex_id(seed: str) -> str:
 
 def format_timestamp(moment: datetime) -> str:
     """A datetime in Printify's "YYYY-MM-DD HH:MM:SS+00:00" format (UTC)."""
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S+00:00")
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S+00:00")
 
 
 def colour_slug(name: str) -> str:
@@ -184,7 +184,7 @@ def catalogue_variants(blueprint_id: int) -> list[dict[str, Any]]:
 
 def default_anchor() -> datetime:
     """Midnight UTC of today, so the demo catalogue always looks recently made."""
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     return now.replace(hour=0, minute=0, second=0, microsecond=0)
 
 

@@ -6,8 +6,9 @@ import copy
 import hashlib
 import secrets
 import threading
+from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any, Callable
+from typing import Any
 
 from storefront.services.printify.demo_catalogue import format_timestamp
 from storefront.services.printify.errors import ProviderError, ProviderNotFound
@@ -89,10 +90,10 @@ class DemoOrders:
     def _resolve_line_item(self, where: str, item: dict) -> tuple[dict, dict]:
         """The product and variant a line item names, by product_id + variant_id or by sku."""
         if "product_id" not in item and isinstance(item.get("sku"), str):
-            for product in self._products:
-                for variant in product["variants"]:
+            for candidate in self._products:
+                for variant in candidate["variants"]:
                     if variant["sku"] == item["sku"]:
-                        return product, variant
+                        return candidate, variant
             raise validation_error(f"{where}.sku: The selected sku is invalid.")
         product_id = item.get("product_id")
         if not isinstance(product_id, str) or not product_id:
@@ -177,9 +178,12 @@ class DemoOrders:
     def _move_on(self, stored: dict[str, Any]) -> None:
         """Apply the time-driven steps (costing, then production) that are due."""
         now = self._clock()
-        if stored["status"] == "pending" and self.costing_seconds is not None:
-            if now >= _parse_time(stored["created_at"]) + timedelta(seconds=self.costing_seconds):
-                stored["status"] = "on-hold"
+        if (
+            stored["status"] == "pending"
+            and self.costing_seconds is not None
+            and now >= _parse_time(stored["created_at"]) + timedelta(seconds=self.costing_seconds)
+        ):
+            stored["status"] = "on-hold"
         if stored["status"] == "in-production" and self.production_seconds is not None:
             started = stored.get("sent_to_production_at")
             if started and now >= _parse_time(started) + timedelta(seconds=self.production_seconds):

@@ -1,8 +1,10 @@
-"""The demo provider's product bodies: create and update bodies checked like Printify, and the product a create makes."""
+"""The demo provider's product bodies: create and update bodies checked like Printify, and the
+product a create makes."""
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
@@ -14,6 +16,7 @@ from storefront.services.printify.demo_catalogue import (
     DEMO_SHOP_ID,
     DEMO_USER_ID,
     GARMENT_GRAMS,
+    PLACEHOLDERS,
     SIZE_IDS,
     SIZES,
     CatalogueBlueprint,
@@ -26,6 +29,9 @@ from storefront.services.printify.demo_catalogue import (
     variant_cost,
 )
 from storefront.services.printify.provider import validation_error
+
+#: A design on a mockup: (upload id, x, y, scale, angle).
+DesignLayer = tuple[str, float, float, float, int]
 
 
 def _mockup_label(title: str) -> str:
@@ -119,9 +125,10 @@ def _new_variants(body: dict, blueprint: CatalogueBlueprint, print_provider_id: 
 
 
 def created_product(
-    product_id: str, body: dict, now: datetime, media_url: str
-) -> tuple[dict[str, Any], dict[str, tuple[str, str, str, str, bool]]]:
-    """A product made from a create body (contract §6), unpublished, plus its mockup renders."""
+    product_id: str, body: dict, now: datetime, media_url: str, uploads: Collection[str] = ()
+) -> tuple[dict[str, Any], dict[str, tuple[str, str, str, str, bool]], dict[str, DesignLayer]]:
+    """A product made from a create body (contract §6), unpublished, plus its mockup renders and
+    the design each mockup carries (`uploads`: the ids of the account's uploads)."""
     if not isinstance(body, dict):
         raise validation_error("The request body must be a JSON object.")
     title = _require_title(body.get("title"))
@@ -133,11 +140,9 @@ def created_product(
     if print_provider_id not in CATALOGUE_PRINT_PROVIDERS:
         raise validation_error("print_provider_id: The selected print provider id is invalid.")
     tags = _require_tags(body.get("tags", []))
-    print_areas = body.get("print_areas", [])
-    if not isinstance(print_areas, list):
-        raise validation_error("print_areas: The print areas must be a list.")
     blueprint = CATALOGUE_BLUEPRINTS[blueprint_id]
     variants = _new_variants(body, blueprint, print_provider_id)
+    print_areas = _require_print_areas(body.get("print_areas"), {v["id"] for v in variants}, uploads)
 
     colour_of = {COLOUR_IDS[c]: c for c in COLOURS}
     size_of = {SIZE_IDS[s]: s for s in SIZES}
@@ -152,7 +157,9 @@ def created_product(
 
     images: list[dict[str, Any]] = []
     renders: dict[str, tuple[str, str, str, str, bool]] = {}
-    label = _mockup_label(title)
+    layers = _design_layers(print_areas)
+    designs: dict[str, DesignLayer] = {}
+    label = "" if layers else _mockup_label(title)
     for colour in colours:
         ids = [v["id"] for v in enabled if v["options"][0] == COLOUR_IDS[colour]]
         if not ids:
@@ -162,6 +169,8 @@ def created_product(
             stem = f"{product_id}-{view}" if not images else f"{product_id}-{colour_slug(colour)}-{view}"
             file_name = f"{stem}.png"
             renders[file_name] = (blueprint.kind, COLOURS[colour], _mockup_trim(colour), label, view == "back")
+            if view in layers:
+                designs[file_name] = layers[view]
             images.append(mockup_image(f"{media_url}/{file_name}", ids, view, is_default=not images))
     stamp = format_timestamp(now)
     product = {
@@ -185,7 +194,63 @@ def created_product(
         "print_areas": copy.deepcopy(print_areas),
         **product_flags(),
     }
-    return product, renders
+    return product, renders, designs
+
+
+def _require_number(where: str, value: object, low: float, high: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        raise validation_error(f"{where}: The {where} must be a number from {low:g} to {high:g}.")
+    return float(value)
+
+
+def _require_print_areas(value: object, variant_ids: set[int], uploads: Collection[str]) -> list[dict[str, Any]]:
+    """The print areas of a create body, checked like Printify: a product is a design printed on a
+    blank, so at least one area with an image from the account's uploads is required."""
+    if not isinstance(value, list) or not value:
+        raise validation_error("print_areas: The print areas field is required.")
+    positions = {placeholder["position"] for placeholder in PLACEHOLDERS}
+    for i, area in enumerate(value):
+        where = f"print_areas.{i}"
+        if not isinstance(area, dict):
+            raise validation_error(f"{where}: The print area must be an object.")
+        ids = area.get("variant_ids")
+        if not isinstance(ids, list) or not ids:
+            raise validation_error(f"{where}.variant_ids: The variant ids field is required.")
+        for j, variant_id in enumerate(ids):
+            if _require_int(f"{where}.variant_ids.{j}", variant_id) not in variant_ids:
+                raise validation_error(f"{where}.variant_ids.{j}: The selected variant is not in the product.")
+        placeholders = area.get("placeholders")
+        if not isinstance(placeholders, list) or not placeholders:
+            raise validation_error(f"{where}.placeholders: The placeholders field is required.")
+        for j, placeholder in enumerate(placeholders):
+            at = f"{where}.placeholders.{j}"
+            if not isinstance(placeholder, dict) or placeholder.get("position") not in positions:
+                raise validation_error(f"{at}.position: The selected position is invalid.")
+            images = placeholder.get("images")
+            if not isinstance(images, list) or not images:
+                raise validation_error(f"{at}.images: The images field is required.")
+            for k, image in enumerate(images):
+                spot = f"{at}.images.{k}"
+                if not isinstance(image, dict) or image.get("id") not in uploads:
+                    raise validation_error(f"{spot}.id: The selected image id is invalid.")
+                _require_number(f"{spot}.x", image.get("x"), -1, 2)
+                _require_number(f"{spot}.y", image.get("y"), -1, 2)
+                _require_number(f"{spot}.scale", image.get("scale"), 0.001, 10)
+                _require_int(f"{spot}.angle", image.get("angle"))
+    return copy.deepcopy(value)
+
+
+def _design_layers(print_areas: list[dict[str, Any]]) -> dict[str, DesignLayer]:
+    """The first image placed on each side: (upload id, x, y, scale, angle) by position."""
+    layers: dict[str, DesignLayer] = {}
+    for area in print_areas:
+        for placeholder in area["placeholders"]:
+            image = placeholder["images"][0]
+            layers.setdefault(
+                placeholder["position"],
+                (image["id"], float(image["x"]), float(image["y"]), float(image["scale"]), int(image["angle"])),
+            )
+    return layers
 
 
 def validated_changes(product: dict[str, Any], changes: object) -> dict[str, Any]:

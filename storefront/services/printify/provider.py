@@ -116,6 +116,12 @@ class PrintProvider(Protocol):
         """Create a product from a create body (contract §6); returns the full, unpublished product."""
         ...
 
+    def upload_image(self, file_name: str, *, url: str | None = None, contents: str | None = None) -> dict:
+        """Upload an image (a public URL or base64 `contents`) to the account's uploads: {id, file_name,
+        width, height, ...}; its id goes in a create body's print_areas. One call makes one upload,
+        even when an answer was lost and the request resent."""
+        ...
+
     def update_product(self, shop_id: int, product_id: str, changes: dict) -> dict:
         """Change title, description, tags or variants (prices in cents); returns the full product.
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Any, Literal, Protocol
+from typing import Any, Final, Literal, Protocol
 
 from storefront.services.platform.errors import ServiceError
 
-STATUS_DEMO = "demo"
-STATUS_CONNECTED = "connected"
-STATUS_ERROR = "error"
+STATUS_DEMO: Final = "demo"
+STATUS_CONNECTED: Final = "connected"
+STATUS_ERROR: Final = "error"
 Status = Literal["demo", "connected", "error"]
 
 PRODUCTS_FAILED = "Failed to load Shopify products. Please check API configuration or try again later."

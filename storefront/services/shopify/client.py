@@ -4,7 +4,8 @@
 
 - **Which API.** The Storefront API (`{root}/api/{version}/graphql.json`) with
   `SHOPIFY_STOREFRONT_PRIVATE_TOKEN` (header `Shopify-Storefront-Private-Token`, server-side only,
-  preferred; each request then names its shopper in `Shopify-Storefront-Buyer-IP`) or `SHOPIFY_STOREFRONT_TOKEN` (header `X-Shopify-Storefront-Access-Token`). When only
+  preferred; each request then names its shopper in `Shopify-Storefront-Buyer-IP`) or
+  `SHOPIFY_STOREFRONT_TOKEN` (header `X-Shopify-Storefront-Access-Token`). When only
   the legacy Admin token `SHOPIFY_ACCESS_TOKEN` is set, the Admin GraphQL API
   (`{root}/admin/api/{version}/graphql.json`, header `X-Shopify-Access-Token`), active products
   only, with its cost-based throttling; the log then advises a storefront token. `{root}` is
@@ -50,6 +51,12 @@ import httpx
 from storefront.services.catalog.text_search import search_text
 from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.shopify import ids
+from storefront.services.shopify.answers import (
+    checkout_problems,
+    connection_page,
+    parse_graphql_product,
+    refuses_cursor,
+)
 from storefront.services.shopify.catalogue import (
     CHECKOUT_FAILED,
     COLLECTIONS_FAILED,
@@ -63,15 +70,13 @@ from storefront.services.shopify.catalogue import (
     CheckoutLine,
     StoreCheckout,
     StoreCollection,
-    StoreImage,
     StorePage,
     StoreProduct,
     StoreStatus,
     StoreUnavailable,
-    StoreVariant,
-    price_cents,
 )
 from storefront.services.shopify.graphql import ShopifyGraphQL, Sleep
+from storefront.services.shopify.queries import IMAGES, Dialect
 
 log = logging.getLogger(__name__)
 
@@ -80,24 +85,11 @@ DEFAULT_API_VERSION = "2026-10"
 USER_AGENT = "storefront-shopify-catalogue/2.0 (Python; httpx)"
 SEARCH_CURSOR_PREFIX = "search:"
 #: A plain host name (and port): the only thing a cart permalink is built on.
-_HOST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+(?::\d{1,5})?")
-#: Renditions asked of Shopify's image CDN for a srcset.
-IMAGE_WIDTHS = (320, 640, 960)
+_HOST = re.compile(
+    r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+(?::\d{1,5})?"
+)
 #: Pages of collections read at most (250 each).
 COLLECTION_PAGES = 4
-#: Variants read with a list page (Storefront / Admin, whose cost cap is 1,000 points a query).
-LIST_VARIANTS = 100
-ADMIN_LIST_VARIANTS = 3
-#: Products of one Admin page at most (40 with their first image and variants cost about 560 points).
-ADMIN_PAGE = 40
-#: Images read with a product (Storefront; the Admin API's list pages read the first only).
-IMAGES = 10
-ADMIN_LIST_IMAGES = 1
-#: Variants read a request when every variant is wanted, and products read a request by id.
-FULL_VARIANTS = 250
-ADMIN_FULL_VARIANTS = 200
-NODES_CHUNK = 50
-ADMIN_NODES_CHUNK = 2
 ADMIN_ADVICE = (
     "Shopify: only SHOPIFY_ACCESS_TOKEN (an Admin API token, full read access to the shop's admin) is set, so "
     "the store catalogue reads the Admin GraphQL API and the cart hands over a permalink. Create a Storefront "
@@ -105,91 +97,6 @@ ADMIN_ADVICE = (
     "SHOPIFY_STOREFRONT_PRIVATE_TOKEN or SHOPIFY_STOREFRONT_TOKEN instead; SHOPIFY_ACCESS_TOKEN support will be "
     "removed in a later release."
 )
-
-_IMAGE = """fragment StoreImage on Image {
-  url altText width height
-  w320: url(transform: {maxWidth: 320}) w640: url(transform: {maxWidth: 640}) w960: url(transform: {maxWidth: 960})
-}"""
-_SF_VARIANT = """fragment StoreVariant on ProductVariant {
-  id title availableForSale price { amount currencyCode } selectedOptions { name value }
-}"""
-_SF_PRODUCT = """fragment StoreProduct on Product {
-  id handle title descriptionHtml vendor productType tags
-  featuredImage { ...StoreImage }
-  images(first: $images) { nodes { ...StoreImage } }
-  options { name }
-  variants(first: $variants) { pageInfo { hasNextPage endCursor } nodes { ...StoreVariant } }
-}"""
-_AD_VARIANT = """fragment StoreVariant on ProductVariant {
-  id title availableForSale price selectedOptions { name value }
-}"""
-_AD_PRODUCT = """fragment StoreProduct on Product {
-  id handle title descriptionHtml vendor productType tags status
-  media(first: $images) { nodes { ... on MediaImage { image { ...StoreImage } } } }
-  options { name }
-  variants(first: $variants) { pageInfo { hasNextPage endCursor } nodes { ...StoreVariant } }
-}"""
-
-
-class _Dialect:
-    """What differs between the Storefront and the Admin API: queries, sizes, visibility."""
-
-    def __init__(self, admin: bool) -> None:
-        self.admin = admin
-        fragments = "\n".join((_IMAGE, _AD_VARIANT, _AD_PRODUCT) if admin else (_IMAGE, _SF_VARIANT, _SF_PRODUCT))
-        self.list_variants = ADMIN_LIST_VARIANTS if admin else LIST_VARIANTS
-        self.full_variants = ADMIN_FULL_VARIANTS if admin else FULL_VARIANTS
-        self.nodes_chunk = ADMIN_NODES_CHUNK if admin else NODES_CHUNK
-        self.max_page = ADMIN_PAGE if admin else MAX_PAGE_SIZE
-        self.list_images = ADMIN_LIST_IMAGES if admin else IMAGES
-        self.products = f"""query StoreProducts($first: Int!, $after: String, $query: String, $variants: Int!,
-    $images: Int!) {{
-  products(first: $first, after: $after, query: $query, sortKey: ID) {{
-    pageInfo {{ hasNextPage endCursor }} nodes {{ ...StoreProduct }} }}
-}}
-{fragments}"""
-        self.collection_products = f"""query StoreCollectionProducts($id: ID!, $first: Int!, $after: String,
-    $variants: Int!, $images: Int!) {{
-  collection(id: $id) {{ products(first: $first, after: $after) {{
-    pageInfo {{ hasNextPage endCursor }} nodes {{ ...StoreProduct }} }} }}
-}}
-{fragments}"""
-        self.collection_titles = """query StoreCollectionTitles($id: ID!, $after: String) {
-  collection(id: $id) { products(first: 250, after: $after) { pageInfo { hasNextPage endCursor }
-    nodes { id title } } }
-}"""
-        self.product = f"""query StoreProductById($id: ID!, $variants: Int!, $images: Int!) {{
-  product(id: $id) {{ ...StoreProduct }}
-}}
-{fragments}"""
-        self.nodes = f"""query StoreProductsById($ids: [ID!]!, $variants: Int!, $images: Int!) {{
-  nodes(ids: $ids) {{ ... on Product {{ ...StoreProduct }} }}
-}}
-{fragments}"""
-        variant = _AD_VARIANT if admin else _SF_VARIANT
-        self.more_variants = f"""query StoreMoreVariants($id: ID!, $after: String, $variants: Int!) {{
-  product(id: $id) {{ variants(first: $variants, after: $after) {{
-    pageInfo {{ hasNextPage endCursor }} nodes {{ ...StoreVariant }} }} }}
-}}
-{variant}"""
-        self.collections = """query StoreCollections($after: String) {
-  collections(first: 250, after: $after) { pageInfo { hasNextPage endCursor } nodes { id title } }
-}"""
-        self.shop = ("{ shop { name myshopifyDomain primaryDomain { host url } } }" if admin
-                     else "{ shop { name primaryDomain { host url } } }")
-
-    def search(self, text: str) -> str:
-        """The `query` argument: active products (Admin) whose title contains `text` (when given)."""
-        terms = ["status:active"] if self.admin else []
-        if text:
-            terms.append(f"title:{quoted_search_value(text)}")
-        return " AND ".join(terms)
-
-
-def quoted_search_value(text: str) -> str:
-    """`text` as one quoted value of Shopify's search syntax: backslash before \\ " : ( )."""
-    return '"' + re.sub(r'([\\"():])', r"\\\1", text) + '"'
-
 
 def shop_root(domain: str, override: str = "") -> str:
     """The shop's root without a trailing "/": `override` when set, else https://{domain}."""
@@ -199,78 +106,8 @@ def shop_root(domain: str, override: str = "") -> str:
     return f"https://{host}"
 
 
-def _image(raw: Any) -> StoreImage | None:
-    if not isinstance(raw, dict) or not raw.get("url"):
-        return None
-    renditions = tuple((w, str(raw[f"w{w}"])) for w in IMAGE_WIDTHS if raw.get(f"w{w}"))
-    return StoreImage(src=str(raw["url"]), alt=str(raw.get("altText") or ""), width=int(raw.get("width") or 0),
-                      height=int(raw.get("height") or 0), renditions=renditions)
-
-
-def _variant(raw: dict[str, Any]) -> StoreVariant:
-    price = raw.get("price")
-    amount = price.get("amount") if isinstance(price, dict) else price
-    gid = str(raw["id"])
-    return StoreVariant(
-        id=ids.numeric_id(gid, ids.VARIANT),
-        title=str(raw.get("title") or ""),
-        price_cents=price_cents(amount) if amount is not None else None,
-        options=tuple(str(o.get("value") or "") for o in raw.get("selectedOptions") or [] if isinstance(o, dict)),
-        gid=gid,
-        available=bool(raw.get("availableForSale", True)),
-    )
-
-
-def parse_graphql_product(raw: dict[str, Any], extra_variants: Sequence[dict[str, Any]] = ()) -> StoreProduct:
-    """A product from a Storefront or Admin GraphQL answer (the `StoreProduct` fragment); ValueError
-    or KeyError when it lacks its id or title. `extra_variants` are the variants of further pages."""
-    gid = str(raw["id"])
-    if "media" in raw:  # Admin: images are media
-        image_nodes = [m.get("image") for m in (raw.get("media") or {}).get("nodes") or [] if isinstance(m, dict)]
-    else:
-        image_nodes = [*((raw.get("images") or {}).get("nodes") or [])]
-        featured = raw.get("featuredImage")
-        if isinstance(featured, dict) and all(n.get("url") != featured.get("url") for n in image_nodes
-                                              if isinstance(n, dict)):
-            image_nodes.insert(0, featured)
-    variants = []
-    for node in [*((raw.get("variants") or {}).get("nodes") or []), *extra_variants]:
-        try:
-            variants.append(_variant(node))
-        except (KeyError, TypeError, ValueError):
-            log.warning("Skipped an unreadable Shopify variant of %s", gid)
-    return StoreProduct(
-        id=ids.numeric_id(gid, ids.PRODUCT),
-        title=str(raw["title"]),
-        body_html=str(raw.get("descriptionHtml") or ""),
-        vendor=str(raw.get("vendor") or ""),
-        product_type=str(raw.get("productType") or ""),
-        tags=tuple(str(t) for t in raw.get("tags") or [] if str(t).strip()),
-        option_names=tuple(str(o.get("name") or "") for o in raw.get("options") or [] if isinstance(o, dict)),
-        variants=tuple(variants),
-        images=tuple(image for image in (_image(n) for n in image_nodes) if image is not None),
-        gid=gid,
-        handle=str(raw.get("handle") or ""),
-    )
-
-
 def _clamp_limit(limit: int) -> int:
     return max(1, min(MAX_PAGE_SIZE, int(limit)))
-
-
-def _refuses_cursor(failure: StoreUnavailable) -> bool:
-    """Whether the store answered a request error naming the cursor (Shopify: 'Invalid cursor for
-    current pagination sort.', HTTP 200 with errors[]), not an outage."""
-    details = failure.details if isinstance(failure.details, dict) else {}
-    return details.get("status") in (200, 400) and "cursor" in str(details.get("errors", "")).lower()
-
-
-def _connection(data: Any, failure: str) -> tuple[list[Any], str]:
-    """(nodes, next cursor or "") of a connection answer; StoreUnavailable when it is not one."""
-    if not isinstance(data, dict) or not isinstance(data.get("nodes"), list):
-        raise StoreUnavailable(failure, details={"error": "unreadable connection"})
-    page = data.get("pageInfo") or {}
-    return data["nodes"], str(page.get("endCursor") or "") if page.get("hasNextPage") else ""
 
 
 class ShopifyCatalogue:
@@ -325,13 +162,23 @@ class ShopifyCatalogue:
                 headers["X-Shopify-Storefront-Access-Token"] = storefront_token
         self.endpoint = endpoint
         self.api = "admin" if self.admin else "storefront"
-        self._dialect = _Dialect(self.admin)
+        self._dialect = Dialect(self.admin)
         self._clock = clock
         self._graphql = ShopifyGraphQL(
-            endpoint, headers, version=self.version, admin=self.admin, send_buyer_ip=bool(private_token and not self.admin),
-            timeout=timeout, max_attempts=max_attempts,
-            backoff_base=backoff_base, backoff_cap=backoff_cap, cache_ttl=cache_ttl, cache_size=cache_size,
-            clock=clock, sleep=sleep, transport=transport,
+            endpoint,
+            headers,
+            version=self.version,
+            admin=self.admin,
+            send_buyer_ip=bool(private_token and not self.admin),
+            timeout=timeout,
+            max_attempts=max_attempts,
+            backoff_base=backoff_base,
+            backoff_cap=backoff_cap,
+            cache_ttl=cache_ttl,
+            cache_size=cache_size,
+            clock=clock,
+            sleep=sleep,
+            transport=transport,
         )
         self.search_pages = max(1, search_pages)
         self.missing_ttl = max(0.0, missing_ttl)
@@ -408,7 +255,7 @@ class ShopifyCatalogue:
         if not isinstance(shop, dict):
             return StoreStatus(STATUS_ERROR, "Shopify answered an unreadable shop.")
         name = str(shop.get("name") or "")
-        primary = shop.get("primaryDomain") if isinstance(shop.get("primaryDomain"), dict) else {}
+        primary = found if isinstance(found := shop.get("primaryDomain"), dict) else {}
         domain = str(primary.get("host") or shop.get("myshopifyDomain") or "")
         self._domain = domain
         return StoreStatus(STATUS_CONNECTED, f"Connected to {name or domain or 'the Shopify store'}.",
@@ -417,7 +264,8 @@ class ShopifyCatalogue:
     async def products(
         self, *, query: str = "", collection_id: int | None = None, cursor: str = "", limit: int = 24
     ) -> StorePage:
-        """Products in id order (a collection's in its order); of one collection when given; titles containing `query`."""
+        """Products in id order (a collection's in its order); of one collection when given; titles
+        containing `query`."""
         limit = min(_clamp_limit(limit), self._dialect.max_page)
         needle = search_text(query)
         if cursor.startswith(SEARCH_CURSOR_PREFIX) and not (needle and collection_id is not None):
@@ -434,12 +282,12 @@ class ShopifyCatalogue:
             collection = data.get("collection")
             if collection is None:
                 return StorePage((), "")
-            nodes, next_cursor = _connection(collection.get("products"), PRODUCTS_FAILED)
+            nodes, next_cursor = connection_page(collection.get("products"), PRODUCTS_FAILED)
         else:
             data = await self._page(self._dialect.products, {
                 "first": limit, "after": cursor or None, "query": self._dialect.search(needle) or None,
                 "variants": self._dialect.list_variants, "images": self._dialect.list_images})
-            nodes, next_cursor = _connection(data.get("products"), PRODUCTS_FAILED)
+            nodes, next_cursor = connection_page(data.get("products"), PRODUCTS_FAILED)
         return StorePage(self._parse_all(nodes, PRODUCTS_FAILED), next_cursor)
 
     async def _page(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
@@ -448,7 +296,7 @@ class ShopifyCatalogue:
         try:
             return await self._graphql.execute(query, variables, PRODUCTS_FAILED)
         except StoreUnavailable as failure:
-            if variables.get("after") and _refuses_cursor(failure):
+            if variables.get("after") and refuses_cursor(failure):
                 raise ValidationError(INVALID_CURSOR, {"cursor": INVALID_CURSOR}) from None
             raise
 
@@ -499,7 +347,7 @@ class ShopifyCatalogue:
         after: str | None = None
         for _ in range(COLLECTION_PAGES):
             data = await self._graphql.execute(self._dialect.collections, {"after": after}, COLLECTIONS_FAILED)
-            nodes, next_cursor = _connection(data.get("collections"), COLLECTIONS_FAILED)
+            nodes, next_cursor = connection_page(data.get("collections"), COLLECTIONS_FAILED)
             for node in nodes:
                 try:
                     gid = str(node["id"])
@@ -584,7 +432,7 @@ class ShopifyCatalogue:
             product = data.get("product")
             if not isinstance(product, dict):
                 break
-            nodes, next_cursor = _connection(product.get("variants"), failure)
+            nodes, next_cursor = connection_page(product.get("variants"), failure)
             extra.extend(n for n in nodes if isinstance(n, dict))
             after = next_cursor or None
         try:
@@ -632,7 +480,7 @@ class ShopifyCatalogue:
             collection = data.get("collection")
             if not isinstance(collection, dict):
                 return StorePage((), "")
-            nodes, next_cursor = _connection(collection.get("products"), PRODUCTS_FAILED)
+            nodes, next_cursor = connection_page(collection.get("products"), PRODUCTS_FAILED)
             matches.extend(str(n["id"]) for n in nodes
                            if isinstance(n, dict) and folded in str(n.get("title") or "").casefold())
             if not next_cursor:
@@ -651,47 +499,3 @@ class ShopifyCatalogue:
 
 def _root_of(domain: str, override: str) -> str:
     return shop_root(domain, override) if (domain.strip() or override.strip()) else ""
-
-
-def checkout_problems(lines: Sequence[CheckoutLine], payload: dict[str, Any]) -> list[str]:
-    """cartCreate's userErrors and stock warnings, each in plain words naming the shopper's line."""
-    by_gid = {line.variant_gid: line for line in lines}
-    cart = payload.get("cart") if isinstance(payload.get("cart"), dict) else {}
-    kept: dict[str, int] = {}
-    for node in ((cart.get("lines") or {}).get("nodes") or []) if cart else []:
-        merchandise = node.get("merchandise") if isinstance(node, dict) else None
-        if isinstance(merchandise, dict) and merchandise.get("id"):
-            kept[str(merchandise["id"])] = int(node.get("quantity") or 0)
-    problems: list[str] = []
-    for error in payload.get("userErrors") or []:
-        if not isinstance(error, dict):
-            continue
-        field = [str(f) for f in error.get("field") or []]
-        line = None
-        if len(field) >= 3 and field[1] == "lines" and field[2].isdigit() and int(field[2]) < len(lines):
-            line = lines[int(field[2])]
-        code = str(error.get("code") or "")
-        label = line.label if line else "An item"
-        if code == "INVALID" and line is not None:
-            problems.append(f"{label} is no longer sold by the store. Please remove it from your cart.")
-        elif code == "LESS_THAN" and line is not None:
-            problems.append(f"{label}: the quantity must be at least 1.")
-        elif code == "CART_TOO_LARGE":
-            problems.append("Too many different items for one checkout on the store. Please remove some.")
-        else:
-            problems.append(f"{label}: {error.get('message') or 'the store refused it'}")
-    for warning in payload.get("warnings") or []:
-        if not isinstance(warning, dict):
-            continue
-        line = by_gid.get(str(warning.get("target") or ""))
-        label = line.label if line else "An item"
-        code = str(warning.get("code") or "")
-        if code == "MERCHANDISE_OUT_OF_STOCK":
-            problems.append(f"{label} is sold out. Please remove it from your cart.")
-        elif code == "MERCHANDISE_NOT_ENOUGH_STOCK":
-            left = kept.get(line.variant_gid) if line else None
-            only = f"only {left} left" if left else "not that many left"
-            problems.append(f"{label}: {only} in stock. Please lower the quantity.")
-        else:
-            problems.append(f"{label}: {warning.get('message') or 'the store changed it'}")
-    return problems

@@ -2,7 +2,8 @@
 
 Used when SHOPIFY_STORE_DOMAIN or every Shopify token is unset. Its products are written as
 Shopify product JSON and read into the same read model as the GraphQL client's answers (ids,
-gids, prices in cents). Its items are never sold (`checkout` refuses). Product pictures are drawn with Pillow into the demo media folder (never hot-linked),
+gids, prices in cents). Its items are never sold (`checkout` refuses). Product pictures are drawn
+with Pillow into the demo media folder (never hot-linked),
 once: files that exist are kept.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import functools
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -46,6 +48,8 @@ DEMO_CHECKOUT = "Demo catalogue: these items cannot be bought here"
 _CURSOR_PREFIX = "offset:"
 
 _PRODUCT_ID_BASE = 8_123_456_700_000
+#: The id of the demo store's first product (ids count up from it in the demo's order).
+DEMO_FIRST_PRODUCT_ID = _PRODUCT_ID_BASE + 1
 _VARIANT_ID_BASE = 44_123_456_000_000
 _IMAGE_ID_BASE = 36_123_456_000_000
 
@@ -279,10 +283,13 @@ class DemoStoreCatalogue:
         self.media_dir = Path(media_dir)
         self.media_url = media_url.rstrip("/")
         self.image_size = image_size
-        self._raw = [_raw_product(i, item, self.media_url, image_size) for i, item in enumerate(_ITEMS, start=1)]
+        self._raw = [
+            _raw_product(i, item, self.media_url, image_size)
+            for i, item in enumerate(_ITEMS, start=DEMO_FIRST_PRODUCT_ID - _PRODUCT_ID_BASE)
+        ]
         self._products: list[StoreProduct] = [parse_product(raw) for raw in self._raw]
         self._by_id = {p.id: p for p in self._products}
-        by_handle = {item.handle: p.id for item, p in zip(_ITEMS, self._products)}
+        by_handle = {item.handle: p.id for item, p in zip(_ITEMS, self._products, strict=True)}
         self._collections: list[StoreCollection] = []
         self._members: dict[int, frozenset[int]] = {}
         for collection_id, title, handles in _CUSTOM_COLLECTIONS:
@@ -305,7 +312,7 @@ class DemoStoreCatalogue:
                 for colour in item.colours:
                     written += demo_images.ensure_png(
                         self.media_dir / _image_file(item, colour),
-                        lambda item=item, colour=colour: self._render(item, colour),
+                        functools.partial(self._render, item, colour),
                     )
             self._images_ready = True
             return written

@@ -36,7 +36,8 @@ import logging
 import math
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
@@ -61,6 +62,24 @@ SECURITY_ADVICE = (
 #: The address of the shopper the current task asks the store for ("" when unknown).
 _BUYER_IP: ContextVar[str] = ContextVar("shopify_buyer_ip", default="")
 BUYER_IP_HEADER = "Shopify-Storefront-Buyer-IP"
+
+
+#: Set while a caller may use only answers already in the cache (the first HTML: no page waits on the store).
+_CACHE_ONLY: ContextVar[bool] = ContextVar("shopify_cache_only", default=False)
+
+
+class NotCached(Exception):
+    """A request that `cache_only()` forbade: its answer was not in the cache."""
+
+
+@contextmanager
+def cache_only() -> Iterator[None]:
+    """Inside, the catalogue answers from its cache or raises NotCached: it sends no request."""
+    token = _CACHE_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _CACHE_ONLY.reset(token)
 
 
 def set_buyer_ip(address: str) -> None:
@@ -173,7 +192,7 @@ class ShopifyGraphQL:
         cost = (body.get("extensions") or {}).get("cost") if isinstance(body.get("extensions"), dict) else None
         if not isinstance(cost, dict):
             return
-        status = cost.get("throttleStatus") or {}
+        status: Any = cost.get("throttleStatus") or {}  # JSON; a wrong type fails float() below
         try:
             available = float(status.get("currentlyAvailable"))
             rate = float(status.get("restoreRate"))
@@ -193,6 +212,8 @@ class ShopifyGraphQL:
             if hit is not None and hit[0] > self._clock():
                 self._cache.move_to_end(key)
                 return hit[1]
+        if _CACHE_ONLY.get():
+            raise NotCached(key)
         data = await self._send(query, variables, failure)
         if use_cache and self.cache_ttl > 0:
             self._cache[key] = (self._clock() + self.cache_ttl, data)

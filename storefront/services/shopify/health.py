@@ -53,6 +53,10 @@ class StoreHealth:
         self._checked_at = 0.0
         self._checking = False
 
+    def known(self) -> StoreStatus | None:
+        """The last status asked, however old (None before the first check); asks nothing."""
+        return self._last
+
     async def status(self, refresh: bool = False) -> StoreStatus:
         """The last status while it is fresh; `refresh` asks again unless the last check is under
         MIN_REFRESH_INTERVAL old."""

@@ -40,11 +40,15 @@ def store_picture(image: StoreImage | None) -> Picture:
     width, height = (image.width, image.height) if image.width > 0 and image.height > 0 else (0, 0)
     width, height = width or DEFAULT_IMAGE_SIZE, height or DEFAULT_IMAGE_SIZE
     if image.renditions:
-        usable = [(w, url) for w, url in image.renditions if not image.width or w <= image.width] or [image.renditions[0]]
+        usable = [(w, url) for w, url in image.renditions if not image.width or w <= image.width] or [
+            image.renditions[0]
+        ]
         srcset = ", ".join(f"{url} {w}w" for w, url in usable)
         return Picture(src=usable[min(1, len(usable) - 1)][1], srcset=srcset, width=width, height=height)
     if not is_cdn_image(image.src):
         return Picture(src=image.src, srcset="", width=width, height=height)
     widths = [w for w in CDN_WIDTHS if not image.width or w <= image.width] or [CDN_WIDTHS[0]]
     srcset = ", ".join(f"{with_width(image.src, w)} {w}w" for w in widths)
-    return Picture(src=with_width(image.src, widths[min(1, len(widths) - 1)]), srcset=srcset, width=width, height=height)
+    return Picture(
+        src=with_width(image.src, widths[min(1, len(widths) - 1)]), srcset=srcset, width=width, height=height
+    )

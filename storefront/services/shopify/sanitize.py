@@ -99,7 +99,7 @@ class _Sanitizer(HTMLParser):
         self._close_implied(tag)
         kept = self._attributes(tag, attrs)
         written = kept is not None
-        if written:
+        if kept is not None:
             rendered = "".join(f' {name}="{escape(value)}"' for name, value in kept)
             self.out.append(f"<{tag}{rendered}>")
         if tag not in VOID_TAGS and not self_closing:
@@ -149,7 +149,9 @@ class _Sanitizer(HTMLParser):
             elif name == "src":
                 value = safe_url(raw, IMAGE_SCHEMES)
             elif name in NUMERIC_ATTRIBUTES:
-                value = raw.strip() if raw.strip().isascii() and raw.strip().isdigit() and len(raw.strip()) <= 5 else None
+                value = (
+                    raw.strip() if raw.strip().isascii() and raw.strip().isdigit() and len(raw.strip()) <= 5 else None
+                )
             if value is not None:
                 kept[name] = value
         if tag == "img" and "src" not in kept:

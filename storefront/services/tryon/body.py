@@ -79,7 +79,11 @@ def in_front(work: np.ndarray, pose: PoseResult, body: np.ndarray, sw: float) ->
     mean, inv, luma = model
     ycc = cv2.cvtColor(work, cv2.COLOR_RGB2YCrCb).astype(np.float32)
     chroma = ycc[..., 1:] - mean.astype(np.float32)
-    d2 = inv[0, 0] * chroma[..., 0] ** 2 + 2 * inv[0, 1] * chroma[..., 0] * chroma[..., 1] + inv[1, 1] * chroma[..., 1] ** 2
+    d2 = (
+        inv[0, 0] * chroma[..., 0] ** 2
+        + 2 * inv[0, 1] * chroma[..., 0] * chroma[..., 1]
+        + inv[1, 1] * chroma[..., 1] ** 2
+    )
     lit = (ycc[..., 0] > 0.45 * luma) & (ycc[..., 0] < 1.5 * luma + 10)  # a hand in shade, not a white shirt
     skin = ((d2 < SKIN_DISTANCE**2) & lit & (body > 0.5)).astype(np.uint8)
     r = max(1, round(0.015 * sw))

@@ -6,8 +6,8 @@ import base64
 import binascii
 import re
 
-from storefront.services.platform.errors import ValidationError
 from storefront.services.media.images import MAX_IMAGE_BYTES
+from storefront.services.platform.errors import ValidationError
 from storefront.services.tryon.engine import GARMENT_FIELD, PERSON_FIELD, InputTooLarge
 
 #: `data:[<type>][;<parameter>...];base64,` (only base64 data URLs carry images).

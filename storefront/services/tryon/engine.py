@@ -19,8 +19,8 @@ from typing import Protocol, runtime_checkable
 
 from PIL import Image
 
-from storefront.services.platform.errors import ServiceError, ValidationError
 from storefront.services.media.uploads import UploadedFile, decode_upload
+from storefront.services.platform.errors import ServiceError, ValidationError
 
 #: The fields of `POST /api/try-on` (spec §7), used as the keys of `field_errors`.
 PERSON_FIELD = "userPhoto"

@@ -12,11 +12,13 @@ import io
 import logging
 import os
 import threading
+from collections.abc import Callable
 
 from PIL import Image
 
 from storefront.services.media.images import MAX_IMAGE_BYTES
 from storefront.services.platform.errors import ServiceError
+from storefront.services.platform.metrics import TRYONS
 from storefront.services.tryon.data_urls import decode_data_url, image_data_url
 from storefront.services.tryon.engine import (
     GARMENT_FIELD,
@@ -67,13 +69,17 @@ def dress(engine: TryOnEngine, photo: bytes, garment: bytes) -> str:
     try:
         with _RUNNING:
             result = engine.generate(photo, garment)
-        return image_data_url(_compact(result))
+        answer = image_data_url(_compact(result))
     except ServiceError as refused:
+        TRYONS.labels("refused").inc()
         logger.info("%s: %s", FAILED_TO_PROCESS, refused.message)
         raise
     except Exception:
+        TRYONS.labels("failed").inc()
         logger.exception(FAILED_TO_PROCESS)
         raise EngineFailed() from None
+    TRYONS.labels("ok").inc()
+    return answer
 
 
 def _compact(result: bytes) -> bytes:
@@ -88,8 +94,15 @@ def _compact(result: bytes) -> bytes:
     return out.getvalue()
 
 
-def dress_data_urls(engine: TryOnEngine, user_photo: object, selected_item: object) -> str:
-    """`POST /api/try-on`: both images as data URLs in, the result as a data URL out."""
+def dress_data_urls(
+    engine: TryOnEngine,
+    user_photo: object,
+    selected_item: object,
+    store_garment: Callable[[bytes], bytes | None] = lambda picture: None,
+) -> str:
+    """`POST /api/try-on`: both images as data URLs in, the result as a data URL out. An item
+    picture `store_garment` knows (one of the store's own, `items.store_garment`) is replaced by
+    the garment the page would use, so both give the same result."""
     photo = decode_data_url(user_photo, PERSON_FIELD)
     garment = decode_data_url(selected_item, GARMENT_FIELD)
-    return dress(engine, photo, garment)
+    return dress(engine, photo, store_garment(garment) or garment)

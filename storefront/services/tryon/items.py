@@ -3,6 +3,10 @@
 A catalogue picture may come with a transparent cut-out of the garment beside it, named by
 `images.cutout_path` (the demo catalogue draws one for every front mockup). The engine then uses the
 cut-out as it is; without one it cuts the garment from the picture's largest rendition itself.
+
+`POST /api/try-on` is given a picture, not an item: `store_garment` recognises a picture that is
+one of the store's own (the source a catalogue picture was prepared from, by its digest, or one of
+its renditions, byte for byte), so the API dresses the photo in the same prepared garment as the page.
 """
 
 from __future__ import annotations
@@ -11,15 +15,21 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypedDict
 
 from sqlmodel import Session, col, select
 
 from storefront.models import CatalogImage, CatalogProduct
 from storefront.services.catalog.catalog import LISTING_ORDER, chosen_image, matching
-from storefront.services.platform.errors import NotFoundError
-from storefront.services.media.images import cutout_path, rendition_name, rendition_url, rendition_widths
+from storefront.services.media.images import (
+    cutout_path,
+    digest_of,
+    rendition_name,
+    rendition_url,
+    rendition_widths,
+)
 from storefront.services.media.uploads import UPLOADS_URL
+from storefront.services.platform.errors import NotFoundError
 
 #: How many items the page offers (spec: 'list of three Available Items').
 ITEM_COUNT = 3
@@ -109,6 +119,19 @@ def available_items(session: Session, count: int = ITEM_COUNT, first: str = "") 
     return [_item(top) for top in ordered[:count]]
 
 
+class ItemView(TypedDict):
+    """An item as the try-on page lists it."""
+
+    id: str
+    name: str
+    image_url: str
+
+
+def item_views(session: Session, first: str = "") -> list[ItemView]:
+    """The available items (`first` leading) as the try-on page lists them."""
+    return [ItemView(id=i.id, name=i.name, image_url=i.image_url) for i in available_items(session, first=first)]
+
+
 def find_item(session: Session, product_id: str) -> TryOnItem:
     """The item of this product when it can still be tried on; NotFoundError otherwise."""
     found = _tops(session, col(CatalogProduct.id) == product_id, limit=1)
@@ -154,6 +177,40 @@ def garment_picture(item: TryOnItem, upload_dir: Path, media_dir: Path) -> bytes
         return rendition.read_bytes()
     except OSError:
         raise NotFoundError(ITEM_GONE) from None
+
+
+def recognised_item(session: Session, picture: bytes, media_dir: Path) -> TryOnItem | None:
+    """The item whose picture these bytes are: the source its picture was prepared from, or one of
+    that picture's renditions (among the newest CANDIDATES tops); None for any other picture."""
+    digest = digest_of(picture)
+    owners = session.exec(select(CatalogImage.product_id).where(col(CatalogImage.digest) == digest)).all()
+    for product_id in dict.fromkeys(owners):
+        found = _tops(session, col(CatalogProduct.id) == product_id, limit=1)
+        if found and found[0].picture.digest == digest:
+            return _item(found[0])
+    size = len(picture)
+    for top in _tops(session):
+        for width in rendition_widths(top.picture.width):
+            path = media_dir / rendition_name(top.picture.digest, width)
+            try:
+                # The size first: only a file of the same length is read and compared.
+                if path.stat().st_size == size and path.read_bytes() == picture:
+                    return _item(top)
+            except OSError:
+                continue
+    return None
+
+
+def store_garment(session: Session, picture: bytes, upload_dir: Path, media_dir: Path) -> bytes | None:
+    """The bytes the page cuts the garment from (`garment_picture`) when `picture` is one of an
+    item's own pictures (`recognised_item`); None for a picture the store did not make."""
+    item = recognised_item(session, picture, media_dir)
+    if item is None:
+        return None
+    try:
+        return garment_picture(item, upload_dir, media_dir)
+    except NotFoundError:
+        return None
 
 
 def offers_try_on(name: str) -> bool:

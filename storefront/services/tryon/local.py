@@ -44,8 +44,8 @@ import numpy as np
 from PIL import Image
 
 from storefront.services.platform.errors import ValidationError
-from storefront.services.tryon.engine import EngineFailed, decode_inputs
 from storefront.services.tryon import body
+from storefront.services.tryon.engine import EngineFailed, decode_inputs
 from storefront.services.tryon.garment import Garment, GarmentCache
 from storefront.services.tryon.pose import PoseDetector, PoseResult, shared_detector
 from storefront.services.tryon.warp import ThinPlateSpline, warp_into
@@ -132,7 +132,7 @@ class LocalTryOnEngine:
         dressed = self.layer(photo, item, garment_bytes)
         return _composite_png(photo, dressed.premul, dressed.alpha)
 
-    def layer(self, photo: Image.Image, item: Image.Image, garment_bytes: bytes) -> "Dressed":
+    def layer(self, photo: Image.Image, item: Image.Image, garment_bytes: bytes) -> Dressed:
         """The garment layer over the photo at the work size (before it is composited), with what
         it was fitted to; `generate` composites it, the quality bench measures it."""
         width, height = photo.size
@@ -185,8 +185,8 @@ def dress(work: np.ndarray, pose: PoseResult, garment: Garment) -> tuple[np.ndar
     hem_centre = hips + down * HEM_BELOW_HIPS * sw
     hem_half = float(np.linalg.norm(g_hem_r - g_hem_l)) * sx / 2
     hem_l, hem_r = hem_centre - across * hem_half, hem_centre + across * hem_half
-    src = np.float32([g_seam_l, g_seam_r, g_hem_r, g_hem_l])
-    dst = np.float32([seam_l, seam_r, hem_r, hem_l])
+    src = np.array([g_seam_l, g_seam_r, g_hem_r, g_hem_l], dtype=np.float32)
+    dst = np.array([seam_l, seam_r, hem_r, hem_l], dtype=np.float32)
     start = cv2.getPerspectiveTransform(src, dst)  # the garment squared to the body: the fit starts here
     forward, backward, box = _torso_fit(garment, start, person, mid, across, down, sw)
 
@@ -272,7 +272,7 @@ def _torso_fit(
     forward = ThinPlateSpline(src, dst)
     backward = ThinPlateSpline(dst, src)
     gh, gw = garment.rgba.shape[:2]
-    corners = np.float32([[0, 0], [gw, 0], [gw, gh], [0, gh]]).reshape(-1, 1, 2)
+    corners = np.array([[0, 0], [gw, 0], [gw, gh], [0, gh]], dtype=np.float32).reshape(-1, 1, 2)
     reach = np.vstack([forward(corners.reshape(-1, 2)), dst])
     pad = 0.1 * sw
     x0, y0 = np.floor(reach.min(axis=0) - pad).astype(int)

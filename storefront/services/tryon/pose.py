@@ -169,6 +169,7 @@ class PoseDetector:
                 selfie = np.array(self._selfie_graph().process(contiguous).segmentation_mask, np.float32, copy=True)
         if landmarks is None or mask is None:
             raise NoPersonFound()
+        assert selfie is not None  # segmented whenever a person was found
         marks = landmarks.landmark
         points = {
             name: Keypoint(marks[i].x * width, marks[i].y * height, float(marks[i].visibility))
@@ -196,7 +197,10 @@ def unsuitable(pose: PoseResult) -> str | None:
     across = abs(float(left[0] - right[0]))
     ears = [p[e].xy - p["nose"].xy for e in ("left_ear", "right_ear")]
     line = (left - right) / max(sw, 1e-6)  # along the shoulders, whichever way the photo is turned
-    if min(p[e].visibility for e in ("left_ear", "right_ear")) >= 0.5 and np.dot(ears[0], line) * np.dot(ears[1], line) > 0:
+    if (
+        min(p[e].visibility for e in ("left_ear", "right_ear")) >= 0.5
+        and np.dot(ears[0], line) * np.dot(ears[1], line) > 0
+    ):
         return FACING_AWAY  # in profile: both ears on one side of the nose
     nose_above = p["nose"].visibility < 0.5 or p["nose"].y < mid[1] - 0.1 * sw
     hips = [p[h] for h in ("left_hip", "right_hip") if pose.visible(h)]

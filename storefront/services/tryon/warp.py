@@ -61,7 +61,9 @@ class ThinPlateSpline:
         return np.ascontiguousarray(fine[..., 0]), np.ascontiguousarray(fine[..., 1])
 
 
-def warp_into(image: np.ndarray, backward: ThinPlateSpline, size: tuple[int, int], box: tuple[int, int, int, int]) -> np.ndarray:
+def warp_into(
+    image: np.ndarray, backward: ThinPlateSpline, size: tuple[int, int], box: tuple[int, int, int, int]
+) -> np.ndarray:
     """`image` (H x W x C float) drawn onto a blank canvas of `size` (w, h) inside `box`, where
     `backward` takes canvas pixels back to image pixels."""
     w, h = size

@@ -8,12 +8,10 @@ from typing import Any, TypeVar
 
 import reflex as rx
 
-from storefront.config import get_settings
-from storefront.db import session_scope
 from storefront.services.platform.errors import ServiceError
 from storefront.services.printify.errors import ProviderError, provider_reason
 from storefront.services.printify.provider import PrintProvider
-from storefront.wiring import shared_print_provider
+from storefront.wiring import services, session_scope
 
 log = logging.getLogger(__name__)
 
@@ -22,7 +20,7 @@ T = TypeVar("T")
 
 def shared_provider() -> PrintProvider:
     """The process's print provider, made from the settings."""
-    return shared_print_provider(get_settings())
+    return services().provider
 
 
 def with_session(action: Callable[..., T], *args: Any, **kwargs: Any) -> T:

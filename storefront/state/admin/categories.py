@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass, field
 from typing import TypedDict
 
 import reflex as rx
 
-from storefront.config import get_settings
-from storefront.db import session_scope
 from storefront.services.admin import admin_catalog, product_forms, product_rows
 from storefront.services.platform.errors import ServiceError
 from storefront.services.platform.money import format_usd
-from storefront.state.admin.session import AdminState
+from storefront.state.admin.paged import Page, PagedAdminState, PageRequest
+from storefront.state.admin.session import AdminState, admin_event
 from storefront.state.admin.shops import current_shop
-from storefront.wiring import shared_print_provider
+from storefront.wiring import services, session_scope
 
 log = logging.getLogger(__name__)
 
@@ -75,13 +75,15 @@ def _load(shop_id: str, offset: int) -> tuple[list[SummaryCard], product_rows.Pr
 
 def _summaries(shop_id: str) -> list[SummaryCard]:
     with session_scope() as session:
-        return [to_card(s) for s in product_rows.collection_summaries(session, shop_id=product_forms.parse_shop_id(shop_id))]
+        return [
+            to_card(s) for s in product_rows.collection_summaries(session, shop_id=product_forms.parse_shop_id(shop_id))
+        ]
 
 
 def _set_category(shop_id: str, product_id: str, category: str) -> None:
     with session_scope() as session:
         admin_catalog.set_category(
-            session, shared_print_provider(get_settings()), product_forms.parse_shop_id(shop_id), product_id, category
+            session, services().provider, product_forms.parse_shop_id(shop_id), product_id, category
         )
 
 
@@ -97,45 +99,34 @@ def category_failure(error: Exception) -> str:
     return admin_catalog.FAILED_TO_UPDATE_IN_PRINTIFY
 
 
-class CategoriesState(AdminState):
+@dataclass(frozen=True)
+class CategoriesPage(Page):
+    """A page of product rows with the collection cards, which every page refreshes."""
+
+    summaries: list[SummaryCard] = field(default_factory=list)
+
+
+class CategoriesState(PagedAdminState, AdminState):
+    """The collection cards and the selected shop's products, a page at a time."""
+
     summaries: list[SummaryCard] = []
     rows: list[CategoryRow] = []
-    total: int = 0
-    loading: bool = False
 
-    @rx.var
-    def has_more(self) -> bool:
-        return len(self.rows) < self.total
-
-    @rx.event(background=True)
-    async def load(self):
-        async for event in self._fetch(reset=True):
-            yield event
-
-    @rx.event(background=True)
-    async def load_more(self):
-        async for event in self._fetch(reset=False):
-            yield event
-
-    async def _fetch(self, reset: bool):
-        async with self:
-            if await self._signed_in() is None:
-                yield self._to_login()
-                return
-            self.loading, offset = True, 0 if reset else len(self.rows)
+    async def _fetch_page(self, request: PageRequest) -> Page:
+        """A page of the selected shop's products, and the collection cards as they are now."""
         shop_id = await current_shop(self)
-        try:
-            cards, page = await asyncio.to_thread(_load, shop_id, offset)
-        except Exception:  # noqa: BLE001 - shown as the spec's toast
-            log.exception("loading the categories failed")
-            async with self:
-                self.loading = False
-            yield rx.toast.error(admin_catalog.FAILED_TO_LOAD_PRODUCTS)
-            return
-        async with self:
-            fresh = [to_row(row) for row in page.rows]
-            self.summaries, self.total, self.loading = cards, page.total, False
-            self.rows = fresh if reset else [*self.rows, *fresh]
+        cards, page = await asyncio.to_thread(_load, shop_id, request.offset)
+        rows = [to_row(row) for row in page.rows]
+        return CategoriesPage(
+            rows=rows, more=request.offset + len(rows) < page.total, total=page.total, summaries=cards
+        )
+
+    def _page_failed(self) -> rx.event.EventSpec:
+        return rx.toast.error(admin_catalog.FAILED_TO_LOAD_PRODUCTS)
+
+    def _page_shown(self, page: Page, reset: bool) -> None:
+        if isinstance(page, CategoriesPage):
+            self.summaries = page.summaries
 
     def _patch(self, product_id: str, **values: object) -> CategoryRow | None:
         """Change one row in place; returns the row as it was."""
@@ -148,25 +139,23 @@ class CategoriesState(AdminState):
     async def _refresh_summaries(self, shop_id: str) -> None:
         try:
             cards = await asyncio.to_thread(_summaries, shop_id)
-        except Exception:  # noqa: BLE001 - the cards stay as they were; the change itself went through
+        except Exception:  # the cards stay as they were; the change itself went through
             log.exception("refreshing the collection cards failed")
             return
         async with self:
             self.summaries = cards
 
     @rx.event(background=True)
+    @admin_event
     async def set_category(self, product_id: str, category: str):
         async with self:
-            if await self._signed_in() is None:
-                yield self._to_login()
-                return
             before = self._patch(product_id, category=category)
         if before is None or before["category"] == category:
             return
         shop_id = await current_shop(self)
         try:
             await asyncio.to_thread(_set_category, shop_id, product_id, category)
-        except Exception as error:  # noqa: BLE001 - any failure puts the old placement back
+        except Exception as error:  # any failure puts the old placement back
             if not isinstance(error, ServiceError):
                 log.exception("changing the category of %s failed", product_id)
             async with self:
@@ -177,17 +166,15 @@ class CategoriesState(AdminState):
         await self._refresh_summaries(shop_id)
 
     @rx.event(background=True)
+    @admin_event
     async def set_visibility(self, product_id: str, active: bool):
         async with self:
-            if await self._signed_in() is None:
-                yield self._to_login()
-                return
             before = self._patch(product_id, is_active=active)
         if before is None:
             return
         try:
             await asyncio.to_thread(_set_visibility, product_id, active)
-        except Exception:  # noqa: BLE001 - any failure puts the old visibility back
+        except Exception:  # any failure puts the old visibility back
             log.exception("changing the visibility of %s failed", product_id)
             async with self:
                 self._patch(product_id, is_active=before["is_active"])

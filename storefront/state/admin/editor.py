@@ -8,12 +8,13 @@ from typing import TypedDict
 
 import reflex as rx
 
-from storefront.db import session_scope
-from storefront.services.admin import admin_catalog, admin_editor, base_price, product_forms, product_rows
+from storefront.services.admin import admin_catalog, admin_editor, base_price, descriptions, product_forms, product_rows
 from storefront.services.platform.errors import ServiceError
 from storefront.state.admin.catalog_calls import failure_text, log_unexpected, with_session
-from storefront.state.admin.session import AdminState
+from storefront.state.admin.paged import Page, PagedAdminState, PageRequest
+from storefront.state.admin.session import AdminState, admin_event
 from storefront.state.admin.shops import current_shop
+from storefront.wiring import session_scope
 
 log = logging.getLogger(__name__)
 
@@ -25,8 +26,10 @@ class EditorRow(TypedDict):
 
     id: str
     title: str
-    #: As the provider holds it (HTML), edited as such.
+    #: As staff edit it: plain text (services/admin/descriptions.py), saved as sanitised HTML.
     description: str
+    #: The HTML the typed description saves as, for the preview.
+    description_preview: str
     #: The description as plain text, for the row's view.
     summary: str
     price: str
@@ -47,13 +50,14 @@ class EditorRow(TypedDict):
 def to_editor_row(row: product_rows.AdminProductRow) -> EditorRow:
     values = {
         "title": row.title,
-        "description": row.description_html,
+        "description": descriptions.description_text(row.description_html),
         "price": product_rows.dollars(row.price_cents) or "",
         "category": row.category,
     }
     return EditorRow(
         id=row.id,
         summary=row.description,
+        description_preview=descriptions.description_html(values["description"]),
         status=row.status,
         editing=False,
         error="",
@@ -83,20 +87,20 @@ def _save(shop_id: str, row: EditorRow, below_cost_confirmed: bool = False) -> p
         product_forms.parse_shop_id(shop_id),
         row["id"],
         title=row["title"],
-        description=row["description"],
+        # Sent only when staff changed it: text made HTML again would rewrite the provider's markup.
+        description=descriptions.description_html(row["description"])
+        if "description" in admin_editor.changed_fields(row) else None,
         price=row["price"],
         category=row["category"],
         below_cost_confirmed=below_cost_confirmed,
     )
 
 
-class ProductEditorState(AdminState):
-    """Rows of the selected shop; `saving` blocks every other save until the running one ends."""
+class ProductEditorState(PagedAdminState, AdminState):
+    """Rows of the selected shop, a page at a time; `saving` blocks every other save until the running one ends."""
 
     query: str = ""
     rows: list[EditorRow] = []
-    total: int = 0
-    loading: bool = False
     saving: bool = False
     #: The archived products instead of the others.
     show_archived: bool = False
@@ -105,48 +109,23 @@ class ProductEditorState(AdminState):
     archive_title: str = ""
     archive_delete: bool = False
 
-    @rx.var
-    def has_more(self) -> bool:
-        return len(self.rows) < self.total
+    async def _page_params(self) -> tuple[str, bool]:
+        return self.query, self.show_archived
 
-    @rx.event(background=True)
-    async def load(self):
-        """The first page for the selected shop and search."""
-        async for event in self._fetch(reset=True):
-            yield event
-
-    @rx.event(background=True)
-    async def load_more(self):
-        async for event in self._fetch(reset=False):
-            yield event
-
-    async def _fetch(self, reset: bool):
-        async with self:
-            if await self._signed_in() is None:
-                yield self._to_login()
-                return
-            self.loading, query, offset = True, self.query, 0 if reset else len(self.rows)
-            archived = self.show_archived
+    async def _fetch_page(self, request: PageRequest) -> Page:
+        """The page for the selected shop and search."""
+        query, archived = request.params
         shop_id = await current_shop(self)
-        try:
-            page = await asyncio.to_thread(_page, shop_id, query, offset, archived)
-        except Exception:  # noqa: BLE001 - the provider or database may fail; the toast says so
-            log.exception("loading the editor's products failed")
-            async with self:
-                self.loading = False
-            yield rx.toast.error(admin_catalog.FAILED_TO_LOAD_PRODUCTS)
-            return
-        async with self:
-            if query == self.query and archived == self.show_archived:  # a newer search owns it otherwise
-                fresh = [to_editor_row(row) for row in page.rows]
-                self.rows = fresh if reset else [*self.rows, *fresh]
-                self.total = page.total
-            self.loading = False
+        page = await asyncio.to_thread(_page, shop_id, query, request.offset, archived)
+        rows = [to_editor_row(row) for row in page.rows]
+        return Page(rows=rows, more=request.offset + len(rows) < page.total, total=page.total)
+
+    def _page_failed(self) -> rx.event.EventSpec:
+        return rx.toast.error(admin_catalog.FAILED_TO_LOAD_PRODUCTS)
 
     @rx.event
+    @admin_event
     async def set_query(self, value: str):
-        if await self._signed_in() is None:
-            return self._to_login()
         self.query = value
         return ProductEditorState.load
 
@@ -163,30 +142,31 @@ class ProductEditorState(AdminState):
         self.total = max(0, self.total - 1)
 
     @rx.event
+    @admin_event
     async def start_edit(self, product_id: str):
-        if await self._signed_in() is None:
-            return self._to_login()
         self._update_row(product_id, editing=True, error="")
         return None
 
     @rx.event
+    @admin_event
     async def set_field(self, product_id: str, field: str, value: str):
-        if await self._signed_in() is None:
-            return self._to_login()
         if field in admin_editor.EDITABLE_FIELDS:
             # A confirmation to sell below cost was for the price it named, not for a new one.
-            self._update_row(product_id, **{field: value}, below_cost="")
+            extra = {"description_preview": descriptions.description_html(value)} if field == "description" else {}
+            self._update_row(product_id, **{field: value}, **extra, below_cost="")
         return None
 
     @rx.event
+    @admin_event
     async def cancel(self, product_id: str):
         """Back to the originals."""
-        if await self._signed_in() is None:
-            return self._to_login()
         for row in self.rows:
             if row["id"] == product_id:
                 originals = {f: row[f"original_{f}"] for f in admin_editor.EDITABLE_FIELDS}  # type: ignore[literal-required]
-                self._update_row(product_id, editing=False, error="", below_cost="", **originals)
+                self._update_row(
+                    product_id, editing=False, error="", below_cost="",
+                    description_preview=descriptions.description_html(str(originals["description"])), **originals,
+                )
         return None
 
     async def _save_rows(self, rows: list[EditorRow], below_cost_confirmed: bool = False) -> tuple[int, list[str]]:
@@ -208,7 +188,7 @@ class ProductEditorState(AdminState):
                     self._update_row(row["id"], error=message)
                 failures.append(message)
                 continue
-            except Exception:  # noqa: BLE001 - reported on the row and in the toast
+            except Exception:  # reported on the row and in the toast
                 log.exception("saving product %s failed", row["id"])
                 async with self:
                     self._update_row(row["id"], error=admin_editor.UPDATE_FAILED_TEXT)
@@ -230,11 +210,9 @@ class ProductEditorState(AdminState):
         async for event in self._save_one(product_id, below_cost_confirmed=True):
             yield event
 
+    @admin_event
     async def _save_one(self, product_id: str, below_cost_confirmed: bool):
         async with self:
-            if await self._signed_in() is None:
-                yield self._to_login()
-                return
             row = next((r for r in self.rows if r["id"] == product_id), None)
             if self.saving or row is None:
                 return
@@ -253,11 +231,9 @@ class ProductEditorState(AdminState):
             yield rx.toast.error(admin_editor.UPDATE_FAILED, description=failures[0])
 
     @rx.event(background=True)
+    @admin_event
     async def save_all(self):
         async with self:
-            if await self._signed_in() is None:
-                yield self._to_login()
-                return
             if self.saving:
                 return
             rows = [EditorRow(**r) for r in admin_editor.rows_to_save(self.rows)]  # type: ignore[typeddict-item]
@@ -275,42 +251,36 @@ class ProductEditorState(AdminState):
         yield toast(outcome.title, description=outcome.description)
 
     @rx.event
+    @admin_event
     async def set_show_archived(self, value: bool):
-        if await self._signed_in() is None:
-            return self._to_login()
         self.show_archived = bool(value)
         return ProductEditorState.load
 
     @rx.event
+    @admin_event
     async def ask_archive(self, product_id: str):
         """Open the confirmation: archiving is for good, the provider product is kept unless ticked."""
-        if await self._signed_in() is None:
-            return self._to_login()
         row = next((r for r in self.rows if r["id"] == product_id), None)
         if row is not None:
             self.archive_id, self.archive_title, self.archive_delete = product_id, row["original_title"], False
         return None
 
     @rx.event
+    @admin_event
     async def set_archive_delete(self, value: bool):
-        if await self._signed_in() is None:
-            return self._to_login()
         self.archive_delete = bool(value)
         return None
 
     @rx.event
+    @admin_event
     async def cancel_archive(self):
-        if await self._signed_in() is None:
-            return self._to_login()
         self.archive_id = ""
         return None
 
     @rx.event(background=True)
+    @admin_event
     async def archive(self):
         async with self:
-            if await self._signed_in() is None:
-                yield self._to_login()
-                return
             product_id, delete_at_provider = self.archive_id, self.archive_delete
             if not product_id or self.saving:
                 return
@@ -333,16 +303,15 @@ class ProductEditorState(AdminState):
         yield rx.toast.success(admin_catalog.PRODUCT_ARCHIVED, description=row.title)
 
     @rx.event(background=True)
+    @admin_event
     async def restore(self, product_id: str):
-        async with self:
-            if await self._signed_in() is None:
-                yield self._to_login()
-                return
         try:
             row = await asyncio.to_thread(_restore, product_id)
         except Exception as error:  # noqa: BLE001 - reported in the toast
             log_unexpected(error, f"restoring {product_id}")
-            yield rx.toast.error(admin_editor.UPDATE_FAILED, description=failure_text(error, admin_editor.UPDATE_FAILED_TEXT))
+            yield rx.toast.error(
+                admin_editor.UPDATE_FAILED, description=failure_text(error, admin_editor.UPDATE_FAILED_TEXT)
+            )
             return
         async with self:
             self._drop_row(product_id)

@@ -10,13 +10,13 @@ from typing import Any, TypedDict
 
 import reflex as rx
 
-from storefront.config import get_settings
-from storefront.db import session_scope
 from storefront.services.events import events
 from storefront.services.media import uploads
-from storefront.services.platform.errors import ServiceError, ValidationError
 from storefront.services.media.images import MAX_IMAGE_BYTES
-from storefront.state.admin.session import AdminState
+from storefront.services.platform.errors import ServiceError, ValidationError
+from storefront.state.admin.paged import Page, PagedAdminState, PageRequest
+from storefront.state.admin.session import AdminState, admin_event
+from storefront.wiring import services, session_scope
 
 log = logging.getLogger(__name__)
 
@@ -144,7 +144,7 @@ def _delete(event_id: int) -> None:
 
 
 def _store(files: list[uploads.UploadedFile]) -> list[str]:
-    settings = get_settings()
+    settings = services().settings
     with session_scope() as session:
         stored = uploads.store_uploads(session, files, settings.upload_dir, settings.media_dir, UPLOAD_FOLDER)
         return [image.url for image in stored]
@@ -153,13 +153,10 @@ def _store(files: list[uploads.UploadedFile]) -> list[str]:
 # --------------------------------------------------------------------------- the state
 
 
-class AdminEventsState(AdminState):
-    """The Events tab of /admin/dashboard."""
+class AdminEventsState(PagedAdminState, AdminState):
+    """The Events tab of /admin/dashboard: its cards (`rows`) come a page at a time."""
 
-    cards: list[EventCard] = []
-    total: int = 0
-    loading: bool = False
-    loaded: bool = False
+    rows: list[EventCard] = []
 
     # The dialog: 0 creates a new event, an id edits that one.
     dialog_open: bool = False
@@ -186,13 +183,6 @@ class AdminEventsState(AdminState):
     delete_title: str = ""
     deleting: bool = False
 
-    #: Bumped by every reload, so a slower older answer never overwrites a newer one.
-    _generation: int = 0
-
-    @rx.var
-    def has_more(self) -> bool:
-        return len(self.cards) < self.total
-
     @rx.var
     def dialog_title(self) -> str:
         return "Edit Event" if self.editing_id else "Create New Event"
@@ -201,52 +191,14 @@ class AdminEventsState(AdminState):
     def confirm_open(self) -> bool:
         return self.delete_id != 0
 
-    # ----------------------------------------------------------------------- the list
+    # ----------------------------------------------------------------------- the list (PagedAdminState)
 
-    @rx.event(background=True)
-    async def load(self):
-        """The first page of events (on showing the tab)."""
-        async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
-            self._generation += 1
-            generation, self.loading = self._generation, True
-        try:
-            cards, total = await asyncio.to_thread(_page, 0)
-        except Exception:
-            log.exception("loading the events failed")
-            async with self:
-                if generation == self._generation:
-                    self.loading = False
-            return rx.toast.error(ERROR, description=LOAD_FAILED)
-        async with self:
-            if generation == self._generation:
-                self.cards, self.total, self.loading, self.loaded = cards, total, False, True
-        return None
+    async def _fetch_page(self, request: PageRequest) -> Page:
+        cards, total = await asyncio.to_thread(_page, request.offset)
+        return Page(rows=cards, more=request.offset + len(cards) < total, total=total)
 
-    @rx.event(background=True)
-    async def load_more(self):
-        """Append the next page of cards."""
-        async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
-            if self.loading or not self.has_more:
-                return None
-            generation, offset, self.loading = self._generation, len(self.cards), True
-        try:
-            cards, total = await asyncio.to_thread(_page, offset)
-        except Exception:
-            log.exception("loading more events failed")
-            async with self:
-                self.loading = False
-            return rx.toast.error(ERROR, description=LOAD_FAILED)
-        async with self:
-            self.loading = False
-            if generation == self._generation:
-                known = {card["id"] for card in self.cards}
-                self.cards = [*self.cards, *(card for card in cards if card["id"] not in known)]
-                self.total = total
-        return None
+    def _page_failed(self) -> rx.event.EventSpec:
+        return rx.toast.error(ERROR, description=LOAD_FAILED)
 
     # ----------------------------------------------------------------------- the dialog
 
@@ -259,19 +211,17 @@ class AdminEventsState(AdminState):
         self.errors = {}
 
     @rx.event
+    @admin_event
     async def open_create(self):
-        if await self._signed_in() is None:
-            return self._to_login()
         self._reset_form()
         self.dialog_open = True
         return None
 
     @rx.event(background=True)
+    @admin_event
     async def open_edit(self, event_id: int):
         """Open the dialog on one event, its form loaded from the database."""
         async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
             self._reset_form()
             self.editing_id, self.form_loading, self.dialog_open = int(event_id), True, True
         try:
@@ -298,27 +248,24 @@ class AdminEventsState(AdminState):
         return None
 
     @rx.event
+    @admin_event
     async def set_dialog_open(self, value: bool):
         """The dialog closed by Escape or the overlay: the same as Cancel."""
-        if await self._signed_in() is None:
-            return self._to_login()
         if not value:
             self._reset_form()
         self.dialog_open = value
         return None
 
     @rx.event
+    @admin_event
     async def cancel(self):
-        if await self._signed_in() is None:
-            return self._to_login()
         self._reset_form()
         self.dialog_open = False
         return None
 
     @rx.event
+    @admin_event
     async def set_field(self, name: str, value: str):
-        if await self._signed_in() is None:
-            return self._to_login()
         attribute = {
             "title": "title",
             "location": "location",
@@ -333,9 +280,8 @@ class AdminEventsState(AdminState):
         return None
 
     @rx.event
+    @admin_event
     async def set_flag(self, name: str, value: bool):
-        if await self._signed_in() is None:
-            return self._to_login()
         if name == "isActive":
             self.is_active = bool(value)
         elif name == "featured":
@@ -343,55 +289,48 @@ class AdminEventsState(AdminState):
         return None
 
     @rx.event
+    @admin_event
     async def set_video(self, index: int, value: str):
-        if await self._signed_in() is None:
-            return self._to_login()
         if 0 <= index < len(self.videos):
             self.videos[index] = str(value)
         return None
 
     @rx.event
+    @admin_event
     async def add_video(self):
-        if await self._signed_in() is None:
-            return self._to_login()
         self.videos.append("")
         return None
 
     @rx.event
+    @admin_event
     async def remove_video(self, index: int):
-        if await self._signed_in() is None:
-            return self._to_login()
         if len(self.videos) > 1 and 0 <= index < len(self.videos):
             self.videos.pop(index)
         return None
 
     @rx.event
+    @admin_event
     async def set_link(self, index: int, part: str, value: str):
-        if await self._signed_in() is None:
-            return self._to_login()
         if part in ("title", "url") and 0 <= index < len(self.links):
             self.links[index] = {**self.links[index], part: str(value)}  # type: ignore[typeddict-item]
         return None
 
     @rx.event
+    @admin_event
     async def add_link(self):
-        if await self._signed_in() is None:
-            return self._to_login()
         self.links.append(LinkRow(title="", url=""))
         return None
 
     @rx.event
+    @admin_event
     async def remove_link(self, index: int):
-        if await self._signed_in() is None:
-            return self._to_login()
         if len(self.links) > 1 and 0 <= index < len(self.links):
             self.links.pop(index)
         return None
 
     @rx.event
+    @admin_event
     async def remove_image(self, index: int):
-        if await self._signed_in() is None:
-            return self._to_login()
         if 0 <= index < len(self.images):
             self.images.pop(index)
         return None
@@ -414,11 +353,10 @@ class AdminEventsState(AdminState):
         }
 
     @rx.event(background=True)
+    @admin_event
     async def save(self):
         """Create or update the event; on a refusal the dialog stays open with the messages."""
         async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
             if self.saving or self.form_loading or self.uploading:
                 return None
             self.saving, self.errors = True, {}
@@ -439,8 +377,10 @@ class AdminEventsState(AdminState):
         async with self:
             self.saving = False
             total = self.total + (0 if event_id else 1)
-            self.cards, _ = place(self.cards, card, total)
+            self.rows, index = place(self.rows, card, total)
             self.total = total
+            if index < 0:  # it belongs to a page not loaded yet: Load More brings it
+                self.has_more = True
             if self.editing_id == event_id:
                 self._reset_form()
                 self.dialog_open = False
@@ -449,11 +389,9 @@ class AdminEventsState(AdminState):
     # ----------------------------------------------------------------------- photos
 
     @rx.event
+    @admin_event
     async def upload_images(self, files: list[rx.UploadFile]):
         """Photos chosen or dropped on the uploader: checked and stored, then added to the form."""
-        if await self._signed_in() is None:
-            yield self._to_login()
-            return
         if not files:
             return
         if len(self.images) + len(files) > MAX_IMAGES:
@@ -485,10 +423,9 @@ class AdminEventsState(AdminState):
         yield rx.toast.success(SUCCESS, description=uploaded_description(len(urls)))
 
     @rx.event
+    @admin_event
     async def reject_images(self, codes: list[str], reasons: list[str]):
         """Files the uploader refused before sending them (too many, too large, not an image)."""
-        if await self._signed_in() is None:
-            return self._to_login()
         if any(DROPZONE_TOO_MANY in code for code in codes):
             return rx.toast.error(TOO_MANY_FILES, description=too_many_description(MAX_IMAGES))
         reason = "; ".join(r for r in reasons if r) or UPLOAD_FAILED_DESCRIPTION
@@ -497,25 +434,22 @@ class AdminEventsState(AdminState):
     # ----------------------------------------------------------------------- delete
 
     @rx.event
+    @admin_event
     async def ask_delete(self, event_id: int, title: str):
-        if await self._signed_in() is None:
-            return self._to_login()
         self.delete_id, self.delete_title = int(event_id), str(title)
         return None
 
     @rx.event
+    @admin_event
     async def set_confirm_open(self, value: bool):
-        if await self._signed_in() is None:
-            return self._to_login()
         if not value and not self.deleting:
             self.delete_id, self.delete_title = 0, ""
         return None
 
     @rx.event(background=True)
+    @admin_event
     async def confirm_delete(self):
         async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
             if self.deleting or not self.delete_id:
                 return None
             event_id, self.deleting = self.delete_id, True
@@ -528,7 +462,7 @@ class AdminEventsState(AdminState):
                 self.deleting, self.delete_id, self.delete_title = False, 0, ""
             return rx.toast.error(ERROR, description=DELETE_FAILED)
         async with self:
-            self.cards = [card for card in self.cards if card["id"] != event_id]
+            self.rows = [card for card in self.rows if card["id"] != event_id]
             self.total = max(self.total - 1, 0)
             self.deleting, self.delete_id, self.delete_title = False, 0, ""
         return rx.toast.success(SUCCESS, description=EVENT_DELETED)

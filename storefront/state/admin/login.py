@@ -7,9 +7,9 @@ from typing import Any
 
 import reflex as rx
 
-from storefront.config import get_settings
 from storefront.services.platform.errors import ServiceError, ValidationError
 from storefront.state.admin.session import DASHBOARD_ROUTE, AdminState, auth, token_hash_of
+from storefront.wiring import services
 
 LOGIN_FAILED = "Login failed"
 LOGIN_SUCCESSFUL = "Login successful"
@@ -27,7 +27,7 @@ class AdminLoginState(AdminState):
     @rx.var
     def default_hint(self) -> str:
         """'username / password' while the default password is in force, else empty."""
-        settings = get_settings()
+        settings = services().settings
         return f"{settings.admin_username} / {settings.admin_password}" if settings.admin_uses_default_password else ""
 
     @rx.event

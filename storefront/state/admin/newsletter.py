@@ -7,7 +7,7 @@ import logging
 
 import reflex as rx
 
-from storefront.state.admin.session import GENERIC_FAILURE, AdminState
+from storefront.state.admin.session import GENERIC_FAILURE, AdminState, admin_event
 from storefront.state.newsletter import newsletter
 
 log = logging.getLogger(__name__)
@@ -24,10 +24,9 @@ class NewsletterAdminState(AdminState):
     exporting: bool = False
 
     @rx.event
+    @admin_event
     async def load_count(self):
         """Count the confirmed subscribers (the card mounts with the Orders tab)."""
-        if await self._signed_in() is None:
-            return self._to_login()
         try:
             self.subscribers = await asyncio.to_thread(lambda: newsletter().count())
         except Exception:

@@ -7,28 +7,37 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from datetime import datetime, timezone
-from functools import lru_cache
-from typing import TypedDict
+from dataclasses import dataclass, field
+from typing import Any, TypedDict
 
 import reflex as rx
 from sqlmodel import Session
 
-from storefront import db, wiring
-from storefront.config import Settings, get_settings
-from storefront.db import session_scope
-from storefront.models import MailMessage, Order, OrderHistory, OrderItem
+from storefront.models import Order
 from storefront.services.admin import admin_orders
-from storefront.services.orders import order_emails, order_history
-from storefront.services.catalog.catalog import PLACEHOLDER_IMAGE
-from storefront.services.platform.errors import ServiceError
-from storefront.services.orders.intent_payments import IntentPayments
-from storefront.services.platform.money import cents_to_dollars, format_usd
-from storefront.services.orders.order_cancellation import OrderCancellations, Outcome
-from storefront.services.payments.gateway import PaymentGateway, TestPaymentGateway
-from storefront.services.orders.statuses import WAS_PAID, OrderStatus, PaymentStatus, payment_label, status_label
-from storefront.services.payments.stripe_gateway import StripeGateway
-from storefront.state.admin.session import GENERIC_FAILURE, AdminState
+from storefront.services.orders import order_emails, order_history, refund_amounts
+from storefront.services.orders.order_cancellation import Outcome
+from storefront.services.orders.refund_amounts import RefundRequest
+from storefront.services.platform.errors import ServiceError, ValidationError
+from storefront.services.platform.money import format_usd
+from storefront.state.admin.order_rows import (
+    EMPTY_DETAIL,
+    ChartPoint,
+    EmailRow,
+    HistoryRow,
+    ItemRow,
+    OrderDetail,
+    OrderRow,
+    to_detail,
+    to_email,
+    to_history,
+    to_item,
+    to_point,
+    to_row,
+)
+from storefront.state.admin.paged import Page, PagedAdminState, PageRequest
+from storefront.state.admin.session import GENERIC_FAILURE, AdminState, admin_event
+from storefront.wiring import services, session_scope
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +47,8 @@ FETCH_ORDER_FAILED = "Failed to fetch order"
 # Messages the spec does not show.
 RETRY_QUEUED = "Fulfillment Retried"
 RETRY_FAILED = "Retry Failed"
-NOT_SENT = "Not sent"
+RESOLVE_FAILED = "Could not mark it resolved"
+ORDER_RESOLVED = "Marked resolved"
 CSV_FILENAME = "orders.csv"
 ORDER_REFUNDED = "Order refunded"
 ORDER_CANCELLED = "Order cancelled"
@@ -51,215 +61,22 @@ LINKS_REVOKED_TEXT = "The links in order {number}'s emails no longer open it; em
 REFUND_CONFIRMATION = (
     "Refund {total} to the customer's card? The print order is cancelled if the provider has not started printing it."
 )
+REFUND_REST_CONFIRMATION = (
+    "Refund up to {left} (what is left of {total}) to the customer's card? Refunding all of it cancels the print"
+    " order if the provider has not started printing it."
+)
 CANCEL_PAID_CONFIRMATION = (
     "Cancel this order and refund {total} to the customer's card? The print order is cancelled if the"
     " provider has not started printing it."
 )
 CANCEL_UNPAID_CONFIRMATION = "Cancel this order? It has not been paid, and it can no longer be paid once cancelled."
+#: The refund form's field of each line's quantity ("line-12").
+REFUND_LINE_PREFIX = "line-"
 #: The confirmations the detail dialog asks for.
 REFUND = "refund"
 CANCEL = "cancel"
 #: The order table's views, as the filter names them.
 VIEWS = (admin_orders.VIEW_PAID, admin_orders.VIEW_AWAITING)
-CARRIER_NAMES = {"usps": "USPS", "ups": "UPS", "fedex": "FedEx", "dhl": "DHL", "dhl-express": "DHL Express"}
-
-
-class OrderRow(TypedDict):
-    """One row of the orders table, formatted for display."""
-
-    number: str
-    customer: str
-    email: str
-    total: str
-    status: str
-    payment: str
-    provider_status: str
-    date: str
-    #: The provider's reason when it refused the order for good, else "".
-    attention: str
-
-
-class ChartPoint(TypedDict):
-    """One day of the revenue chart (dollars, as recharts wants numbers)."""
-
-    day: str
-    revenue: float
-
-
-class ItemRow(TypedDict):
-    name: str
-    size: str
-    color: str
-    quantity: str
-    price: str
-    image: str
-
-
-class OrderDetail(TypedDict):
-    """What the detail dialog shows about one order, formatted."""
-
-    number: str
-    date: str
-    customer_name: str
-    customer_email: str
-    customer_phone: str
-    subtotal: str
-    shipping: str
-    tax: str
-    total: str
-    status: str
-    payment: str
-    card: str
-    provider_order_id: str
-    provider_status: str
-    tracking_number: str
-    #: The shipment's carrier ("USPS"), tracking page (http(s) only) and dates; "" until known.
-    carrier: str
-    tracking_url: str
-    shipped: str
-    delivered: str
-    attention: str
-    ship_to: str
-    address1: str
-    address2: str
-    city_line: str
-    country: str
-    #: Was paid and has an email: 'Resend confirmation' is offered.
-    resendable: bool
-    #: A paid order (not refunded yet): 'Refund' is offered.
-    refundable: bool
-    #: Neither cancelled nor refunded: 'Cancel order' is offered.
-    cancellable: bool
-
-
-class HistoryRow(TypedDict):
-    """One line of the order's history in the detail dialog."""
-
-    at: str
-    label: str
-    actor: str
-    detail: str
-
-
-class EmailRow(TypedDict):
-    """One email to the customer about the order, in the detail dialog's history."""
-
-    at: str
-    subject: str
-    recipient: str
-    state: str
-    error: str
-
-
-EMPTY_DETAIL = OrderDetail(  # type: ignore[typeddict-item]
-    **{**{name: "" for name in OrderDetail.__annotations__}, "refundable": False, "cancellable": False,
-       "resendable": False}
-)
-
-
-# --------------------------------------------------------------------------- formatting
-
-
-def format_date(moment: datetime) -> str:
-    """'Mar 5, 2030' (UTC; the database gives SQLite's times back without their zone, in UTC)."""
-    utc = moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
-    return f"{utc:%b} {utc.day}, {utc.year}"
-
-
-def carrier_name(code: str | None) -> str:
-    """'USPS' for the provider's 'usps'; a code we do not know is shown as it came."""
-    if not code:
-        return ""
-    return CARRIER_NAMES.get(code.strip().lower(), code.strip())
-
-
-def web_link(url: str | None) -> str:
-    """The URL when it is http(s), else "" (a provider value becomes a link staff click)."""
-    return url if url and url.lower().startswith(("https://", "http://")) else ""
-
-
-def provider_status(order: Order) -> str:
-    return (order.printify_status or "") if order.printify_order_id else NOT_SENT
-
-
-def to_row(order: Order) -> OrderRow:
-    return OrderRow(
-        number=order.number,
-        customer=order.customer_name,
-        email=order.customer_email,
-        total=format_usd(order.total_cents),
-        status=status_label(order.status),
-        payment=payment_label(order.payment_status),
-        provider_status=provider_status(order),
-        date=format_date(order.created_at),
-        attention=order.attention_reason or "",
-    )
-
-
-def to_item(item: OrderItem) -> ItemRow:
-    return ItemRow(
-        name=item.name,
-        size=item.size,
-        color=item.color,
-        quantity=str(item.quantity),
-        price=format_usd(item.unit_price_cents),
-        image=item.image_url or PLACEHOLDER_IMAGE,
-    )
-
-
-def to_detail(order: Order) -> OrderDetail:
-    card = f"{(order.card_brand or 'Card').title()} ending in {order.card_last4}" if order.card_last4 else ""
-    return OrderDetail(
-        number=order.number,
-        date=format_date(order.created_at),
-        customer_name=order.customer_name,
-        customer_email=order.customer_email,
-        customer_phone=order.customer_phone or "",
-        subtotal=format_usd(order.subtotal_cents),
-        shipping=format_usd(order.shipping_cents),
-        tax=format_usd(order.tax_cents),
-        total=format_usd(order.total_cents),
-        status=status_label(order.status),
-        payment=payment_label(order.payment_status),
-        card=card,
-        provider_order_id=order.printify_order_id or "",
-        provider_status=provider_status(order),
-        tracking_number=order.tracking_number or "",
-        carrier=carrier_name(order.tracking_carrier),
-        tracking_url=web_link(order.tracking_url),
-        shipped=format_date(order.shipped_at) if order.shipped_at else "",
-        delivered=format_date(order.delivered_at) if order.delivered_at else "",
-        attention=order.attention_reason or "",
-        ship_to=f"{order.first_name} {order.last_name}",
-        address1=order.address1,
-        address2=order.address2 or "",
-        city_line=f"{order.city}, {order.state_code} {order.zip}",
-        country=order.country_code,
-        resendable=order.payment_status in WAS_PAID and bool(order.customer_email.strip()),
-        refundable=order.payment_status == PaymentStatus.PAID,
-        cancellable=order.status != OrderStatus.CANCELLED
-        and order.payment_status not in (PaymentStatus.REFUNDING, PaymentStatus.REFUNDED),
-    )
-
-
-def format_time(moment: datetime) -> str:
-    """'Mar 5, 2030, 14:07 UTC': when something happened to an order."""
-    utc = moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
-    return f"{format_date(utc)}, {utc:%H:%M} UTC"
-
-
-def to_history(row: OrderHistory) -> HistoryRow:
-    return HistoryRow(at=format_time(row.at), label=order_history.label(row.action), actor=row.actor, detail=row.detail)
-
-
-def to_email(mail: MailMessage) -> EmailRow:
-    moment = mail.sent_at or mail.created_at
-    return EmailRow(at=format_time(moment), subject=mail.subject, recipient=mail.recipient,
-                    state=admin_orders.mail_state(mail), error=mail.last_error or "")
-
-
-def to_point(day: admin_orders.DayRevenue) -> ChartPoint:
-    return ChartPoint(day=f"{day.day:%b} {day.day.day}", revenue=float(cents_to_dollars(day.revenue_cents)))
 
 
 # --------------------------------------------------------------------------- database work (in a thread)
@@ -286,24 +103,6 @@ class AfterAction(TypedDict):
     row: OrderRow
     stats: admin_orders.OrderStats
     chart: list[ChartPoint]
-
-
-@lru_cache(maxsize=4)
-def cancellations(settings: Settings) -> OrderCancellations:
-    """Refunds and cancellations of this process, each through the gateway that took the payment
-    (built as the API builds its own: the test gateway always, Stripe when it is configured)."""
-    gateway = wiring.shared_payment_gateway(settings)
-    test_gateway = gateway if isinstance(gateway, TestPaymentGateway) else TestPaymentGateway()
-    gateways: dict[str, PaymentGateway] = {test_gateway.name: test_gateway}
-    session_factory = wiring.session_factory(db.get_engine())
-    intents = None
-    if isinstance(gateway, StripeGateway):
-        gateways[gateway.name] = gateway
-        intents = IntentPayments(session_factory, gateway, emails=wiring.order_emails(settings))
-    return OrderCancellations(
-        session_factory, gateways, wiring.shared_print_provider(settings), wiring.store_shop(settings), intents=intents,
-        emails=wiring.order_emails(settings),
-    )
 
 
 def _overview(view: str) -> Overview:
@@ -339,9 +138,23 @@ def _detail(number: str) -> Detail:
         return _load_detail(session, number)[1]
 
 
-def _refund_or_cancel(action: str, number: str, admin: str) -> Outcome:
-    service = cancellations(get_settings())
-    return service.refund(number, admin) if action == REFUND else service.cancel(number, admin)
+def _refund_or_cancel(
+    action: str, number: str, admin: str, request: RefundRequest | None = None, click_id: str = ""
+) -> Outcome:
+    service = services().cancellations
+    return service.refund(number, admin, request, click_id) if action == REFUND else service.cancel(number, admin)
+
+
+def refund_form_request(form: dict[str, Any]) -> RefundRequest:
+    """The refund form's request: the lines given a quantity, else its amount; ValidationError says
+    what is wrong with it."""
+    lines = []
+    for name, value in form.items():
+        if name.startswith(REFUND_LINE_PREFIX) and str(value).strip() not in ("", "0"):
+            lines.append({"itemId": name.removeprefix(REFUND_LINE_PREFIX), "quantity": str(value).strip()})
+    if lines:
+        return refund_amounts.refund_request({"lines": lines})
+    return refund_amounts.refund_request({"amount": str(form.get("amount", "")).strip().lstrip("$")})
 
 
 def _after_action(number: str) -> AfterAction:
@@ -355,10 +168,16 @@ def _after_action(number: str) -> AfterAction:
         )
 
 
+def _resolve(number: str, admin: str, note: str) -> AfterAction:
+    with session_scope() as session:
+        admin_orders.resolve(session, number, admin, note)
+    return _after_action(number)
+
+
 def _resend(number: str, click_id: str) -> tuple[bool, str, Detail]:
     """Queue the confirmation again for one click; whether it was queued, to whom, the dialog after."""
     with session_scope() as session:
-        queued = admin_orders.resend_confirmation(session, number, click_id, wiring.order_emails(get_settings()))
+        queued = admin_orders.resend_confirmation(session, number, click_id, services().emails)
         order, detail = _load_detail(session, number)
         return queued, order.customer_email, detail
 
@@ -383,16 +202,20 @@ def _export() -> str:
 # --------------------------------------------------------------------------- the state
 
 
-class OrdersState(AdminState):
-    """The Orders tab of /admin/dashboard."""
+@dataclass(frozen=True)
+class OrdersPage(Page):
+    """The first page of orders with the stat cards and the chart."""
+
+    stats: admin_orders.OrderStats | None = None
+    chart: list[ChartPoint] = field(default_factory=list)
+
+
+class OrdersState(PagedAdminState, AdminState):
+    """The Orders tab of /admin/dashboard: its rows come a page at a time, after a keyset cursor."""
 
     #: The table's filter: paid orders (the default) or checkouts awaiting payment.
     view: str = admin_orders.VIEW_PAID
     rows: list[OrderRow] = []
-    next_cursor: str = ""
-    loading: bool = False
-    loading_more: bool = False
-    loaded: bool = False
 
     total_orders: int = 0
     processing: int = 0
@@ -421,21 +244,18 @@ class OrdersState(AdminState):
     confirmation: str = ""
     confirm_kind: str = ""
     acting: bool = False
+    #: The id the refund form's submission carries, made when it opens: a double click refunds once.
+    refund_click_id: str = ""
 
     retrying: str = ""
     exporting: bool = False
 
-    #: Bumped by every refresh, so a slower older answer never overwrites a newer one.
-    _generation: int = 0
-
-    @rx.var
-    def has_more(self) -> bool:
-        return self.next_cursor != ""
-
     def _ask(self, kind: str) -> None:
         """Open the confirmation of `kind`; its words stay as they were asked while it closes."""
         total = self.detail["total"]
-        if kind == REFUND:
+        if kind == REFUND and self.detail["refunded"]:
+            self.confirmation = REFUND_REST_CONFIRMATION.format(left=f"${self.detail['left_to_refund']}", total=total)
+        elif kind == REFUND:
             self.confirmation = REFUND_CONFIRMATION.format(total=total)
         elif self.detail["refundable"]:
             self.confirmation = CANCEL_PAID_CONFIRMATION.format(total=total)
@@ -453,69 +273,51 @@ class OrdersState(AdminState):
         self.detail_emails = detail["emails"]
 
     @rx.event
+    @admin_event
     async def set_view(self, value: str | list[str]):
         """Switch the table between paid orders and checkouts awaiting payment (from the first page)."""
-        if await self._signed_in() is None:
-            return self._to_login()
         # The segmented control sends one value; a deselected control sends "" and changes nothing.
         if not isinstance(value, str) or value not in VIEWS or value == self.view:
             return None
-        self.view, self.rows, self.next_cursor, self.loaded = value, [], "", False
-        return OrdersState.refresh
+        self.view, self.rows, self._cursor, self.has_more, self.loaded = value, [], "", False, False
+        return OrdersState.load
 
-    @rx.event(background=True)
-    async def refresh(self):
-        """Load the first page, the stat cards and the chart (on showing the tab, and Refresh Orders)."""
-        async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
-            self._generation += 1
-            generation, view, self.loading = self._generation, self.view, True
-        try:
+    # ----------------------------------------------------------------------- the table (PagedAdminState)
+    # `load` shows the first page, the stat cards and the chart (on showing the tab, and Refresh
+    # Orders); `load_more` appends the page after the cursor.
+
+    async def _page_params(self) -> str:
+        return self.view
+
+    async def _fetch_page(self, request: PageRequest) -> Page:
+        view = request.params
+        if not request.cursor:
             overview = await asyncio.to_thread(_overview, view)
-        except Exception:
-            log.exception("loading the orders failed")
-            async with self:
-                if generation == self._generation:
-                    self.loading = False
-            return rx.toast.error(FETCH_ORDERS_FAILED)
-        async with self:
-            if generation != self._generation:
-                return None
-            self.rows, self.next_cursor = overview["rows"], overview["next_cursor"]
-            self._apply_stats(overview["stats"], overview["chart"])
-            self.loading, self.loaded = False, True
-        return None
+            return OrdersPage(
+                rows=overview["rows"],
+                more=bool(overview["next_cursor"]),
+                cursor=overview["next_cursor"],
+                stats=overview["stats"],
+                chart=overview["chart"],
+            )
+        rows, next_cursor = await asyncio.to_thread(_next_page, request.cursor, view)
+        return Page(rows=rows, more=bool(next_cursor), cursor=next_cursor)
+
+    def _page_failed(self) -> rx.event.EventSpec:
+        return rx.toast.error(FETCH_ORDERS_FAILED)
+
+    def _page_shown(self, page: Page, reset: bool) -> None:
+        if isinstance(page, OrdersPage) and page.stats is not None:
+            self._apply_stats(page.stats, page.chart)
+
+    def _row_key(self, row: OrderRow) -> object:
+        return row["number"]
 
     @rx.event(background=True)
-    async def load_more(self):
-        """Append the next page of orders to the table."""
-        async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
-            if self.loading or self.loading_more or not self.next_cursor:
-                return None
-            generation, cursor, view, self.loading_more = self._generation, self.next_cursor, self.view, True
-        try:
-            rows, next_cursor = await asyncio.to_thread(_next_page, cursor, view)
-        except Exception:
-            log.exception("loading more orders failed")
-            async with self:
-                self.loading_more = False
-            return rx.toast.error(FETCH_ORDERS_FAILED)
-        async with self:
-            self.loading_more = False
-            if generation == self._generation and cursor == self.next_cursor:
-                self.rows = [*self.rows, *rows]
-                self.next_cursor = next_cursor
-        return None
-
-    @rx.event(background=True)
+    @admin_event
     async def open_detail(self, number: str):
         """Open the detail dialog for one order and load it."""
         async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
             self.detail, self.detail_items, self.detail_history, self.detail_emails = EMPTY_DETAIL, [], [], []
             self.detail_open, self.detail_loading = True, True
             if not self.resending:
@@ -537,9 +339,8 @@ class OrdersState(AdminState):
         return None
 
     @rx.event
+    @admin_event
     async def set_detail_open(self, value: bool):
-        if await self._signed_in() is None:
-            return self._to_login()
         self.detail_open = value
         if not value and not self.acting:
             self.confirming = ""
@@ -548,46 +349,60 @@ class OrdersState(AdminState):
     # ----------------------------------------------------------------------- refund and cancel
 
     @rx.event
+    @admin_event
     async def ask_refund(self):
         """Open the refund confirmation for the order in the dialog."""
-        if await self._signed_in() is None:
-            return self._to_login()
         if self.detail["refundable"] and not self.acting:
             self._ask(REFUND)
+            self.refund_click_id = uuid.uuid4().hex
         return None
 
     @rx.event
+    @admin_event
     async def ask_cancel(self):
         """Open the cancellation confirmation for the order in the dialog."""
-        if await self._signed_in() is None:
-            return self._to_login()
         if self.detail["cancellable"] and not self.acting:
             self._ask(CANCEL)
         return None
 
     @rx.event
+    @admin_event
     async def set_confirm_open(self, value: bool):
         """'Keep order' or Escape closes the confirmation (not while it runs)."""
-        if await self._signed_in() is None:
-            return self._to_login()
         if not value and not self.acting:
             self.confirming = ""
         return None
 
     @rx.event(background=True)
+    async def confirm_refund(self, form: dict[str, Any]):
+        """The refund form: the amount or lines it names, refunded once per opening of the form."""
+        return await self._act(form if isinstance(form, dict) else {})
+
+    @rx.event(background=True)
     async def confirm(self):
         """Refund or cancel the order in the dialog as the signed-in admin; a second click while it
         runs does nothing (and the service refunds once anyway)."""
+        return await self._act(None)
+
+    async def _act(self, form: dict[str, Any] | None):
+        """Refund (the refund form's `form`) or cancel the order in the dialog."""
         async with self:
             signed_in = await self._signed_in()
             if signed_in is None:
                 return self._to_login()
-            number, action = self.detail["number"], self.confirming
+        try:
+            request = refund_form_request(form) if form is not None else None
+        except ValidationError as error:
+            return rx.toast.error(error.message)
+        async with self:
+            number, action, click_id = self.detail["number"], self.confirming, self.refund_click_id
             if self.acting or not action or not number:
                 return None
             self.acting = True
         try:
-            outcome = await asyncio.to_thread(_refund_or_cancel, action, number, signed_in.username)
+            outcome = await asyncio.to_thread(
+                _refund_or_cancel, action, number, signed_in.username, request, click_id if action == REFUND else ""
+            )
         except Exception as error:
             if not isinstance(error, ServiceError):
                 log.exception("%s of order %s failed", action, number)
@@ -623,11 +438,10 @@ class OrdersState(AdminState):
         return self.resent_click_id != "" and self.resent_click_id == self.resend_click_id
 
     @rx.event(background=True)
+    @admin_event
     async def resend_confirmation(self):
         """'Resend confirmation': queue the order's confirmation email again, once per click id."""
         async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
             number, click_id = self.detail["number"], self.resend_click_id
             if self.resending or not number or not click_id:
                 return None
@@ -647,7 +461,9 @@ class OrdersState(AdminState):
                 self._show_detail(detail)
         if not queued:
             return None
-        return rx.toast.success(CONFIRMATION_RESENT, description=CONFIRMATION_RESENT_TEXT.format(number=number, recipient=recipient))
+        return rx.toast.success(
+            CONFIRMATION_RESENT, description=CONFIRMATION_RESENT_TEXT.format(number=number, recipient=recipient)
+        )
 
     @rx.event(background=True)
     async def revoke_links(self):
@@ -676,11 +492,10 @@ class OrdersState(AdminState):
         return rx.toast.success(LINKS_REVOKED, description=LINKS_REVOKED_TEXT.format(number=number))
 
     @rx.event(background=True)
+    @admin_event
     async def retry(self, number: str):
         """Send an order the provider refused to it once more, and show its row as it is now."""
         async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
             if self.retrying:
                 return None
             self.retrying = number
@@ -697,8 +512,29 @@ class OrdersState(AdminState):
             self.retrying = ""
             self.rows = [row if r["number"] == number else r for r in self.rows]
             if self.detail["number"] == number:
-                self.detail = {**self.detail, "attention": ""}  # type: ignore[typeddict-item]
+                self.detail = {**self.detail, "attention": "", "retryable": False}  # type: ignore[typeddict-item]
         return rx.toast.success(RETRY_QUEUED, description=f"Order {number} will be sent to the print provider again.")
+
+    @rx.event(background=True)
+    async def resolve(self, form: dict[str, Any]):
+        """'Mark resolved' with its note: the order needs attention no more; the note is in its history."""
+        async with self:
+            signed_in = await self._signed_in()
+            if signed_in is None:
+                return self._to_login()
+            number, note = self.detail["number"], str((form or {}).get("note", ""))
+        try:
+            after = await asyncio.to_thread(_resolve, number, signed_in.username, note)
+        except ServiceError as error:
+            return rx.toast.error(RESOLVE_FAILED, description=error.message)
+        except Exception:
+            log.exception("resolving order %s failed", number)
+            return rx.toast.error(RESOLVE_FAILED, description=GENERIC_FAILURE)
+        async with self:
+            if self.detail["number"] == number:
+                self._show_detail(after["detail"])
+            self.rows = [after["row"] if r["number"] == number else r for r in self.rows]
+        return rx.toast.success(ORDER_RESOLVED)
 
     @rx.event(background=True)
     async def export_csv(self):

@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import logging
 from typing import Any, TypedDict
 
 import reflex as rx
 
-from storefront.config import get_settings
-from storefront.db import session_scope
 from storefront.services.admin import admin_catalog, product_forms, product_rows
-from storefront.services.admin.product_rows import AdminProductRow
 from storefront.services.admin.product_forms import ProductForm
+from storefront.services.admin.product_rows import AdminProductRow
 from storefront.services.platform.errors import ServiceError, ValidationError
-from storefront.state.admin.session import AdminState
-from storefront.state.admin.shops import ShopsState
 from storefront.state.admin.catalog_calls import error_toast, failure_text
-from storefront.wiring import shared_print_provider
+from storefront.state.admin.paged import Page, PagedAdminState, PageRequest
+from storefront.state.admin.product_design import ProductDesignState
+from storefront.state.admin.session import AdminState, admin_event
+from storefront.state.admin.shops import ShopsState
+from storefront.wiring import services, session_scope
 
 log = logging.getLogger(__name__)
 
@@ -63,23 +65,42 @@ def _options(shop_id: str, offset: int) -> tuple[list[PublishOption], int]:
     return [to_option(row) for row in page.rows], page.total
 
 
-def _create(shop_id: str, form: ProductForm) -> AdminProductRow:
+def _create(shop_id: str, form: ProductForm) -> admin_catalog.CreatedProduct:
     with session_scope() as session:
-        provider = shared_print_provider(get_settings())
-        return admin_catalog.create_product(session, provider, product_forms.parse_shop_id(shop_id), form)
+        provider = services().provider
+        return admin_catalog.create_designed_product(session, provider, product_forms.parse_shop_id(shop_id), form)
+
+
+def _form_of(form: dict[str, Any], design: dict[str, Any]) -> ProductForm:
+    """The form's fields with the design part: the colours and sizes ticked ("color:<name>",
+    "size:<name>"; every one when the choices were not shown), the design and its placement."""
+    shown = "choices" in form
+    colors = [key.removeprefix("color:") for key in form if key.startswith("color:")] if shown else None
+    sizes = [key.removeprefix("size:") for key in form if key.startswith("size:")] if shown else None
+    placement = dict(design["placement"])
+    for field in ("x", "y", "scale"):
+        typed = str(form.get(f"placement_{field}") or "").strip()
+        with contextlib.suppress(ValueError):
+            placement[field] = float(typed)  # as typed: a debounced change may not have reached the state
+    if form.get("placement_position"):
+        placement["position"] = form["placement_position"]
+    return dataclasses.replace(
+        ProductForm.from_payload(form), colors=colors, sizes=sizes, design=design["design"], placement=placement
+    )
 
 
 def _publish(shop_id: str, product_id: str | None) -> AdminProductRow:
     with session_scope() as session:
-        provider = shared_print_provider(get_settings())
+        provider = services().provider
         return admin_catalog.publish_product(session, provider, product_forms.parse_shop_id(shop_id), product_id)
 
 
 # --------------------------------------------------------------------------- the state
 
 
-class ProductManagementState(AdminState):
-    """The create form's field messages and the publish select of the selected shop."""
+class ProductManagementState(PagedAdminState, AdminState):
+    """The create form's field messages and the publish select of the selected shop (its options
+    are the paged `rows`)."""
 
     tab: str = CREATE_TAB
     field_errors: dict[str, str] = {}
@@ -87,88 +108,51 @@ class ProductManagementState(AdminState):
     #: Bumped after a product is created, to give the form fresh, empty inputs.
     form_key: int = 0
 
-    options: list[PublishOption] = []
-    total: int = 0
-    loading: bool = False
+    rows: list[PublishOption] = []
     selected_id: str = ""
     publishing: bool = False
 
-    _generation: int = 0
-
-    @rx.var
-    def has_more(self) -> bool:
-        return len(self.options) < self.total
-
     @rx.event
+    @admin_event
     async def set_tab(self, value: str):
-        if await self._signed_in() is None:
-            return self._to_login()
         self.tab = value
         return None
 
     @rx.event
+    @admin_event
     async def select_product(self, product_id: str):
-        if await self._signed_in() is None:
-            return self._to_login()
         self.selected_id = product_id
         return None
 
-    @rx.event(background=True)
-    async def load_products(self):
-        """The first page of the selected shop's products for the publish select."""
-        return await self._fetch(reset=True)
+    # ----------------------------------------------------------------------- the publish select (PagedAdminState)
+    # `load` offers the first page of the selected shop's products, `load_more` the next too.
+
+    async def _page_params(self) -> str | None:
+        return (await self.get_state(ShopsState)).shop_id or None
+
+    async def _fetch_page(self, request: PageRequest) -> Page:
+        options, total = await asyncio.to_thread(_options, request.params, request.offset)
+        return Page(rows=options, more=request.offset + len(options) < total, total=total)
+
+    def _page_failed(self) -> rx.event.EventSpec:
+        return error_toast(admin_catalog.FAILED_TO_LOAD_PRODUCTS)
+
+    def _page_shown(self, page: Page, reset: bool) -> None:
+        if reset and self.selected_id not in {option["id"] for option in self.rows}:
+            self.selected_id = ""
 
     @rx.event(background=True)
-    async def load_more(self):
-        """Offer the next page of products too."""
-        return await self._fetch(reset=False)
-
-    async def _fetch(self, reset: bool) -> rx.event.EventSpec | None:
-        """Load the first page afresh (reset) or append the next one."""
-        async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
-            shop_id = (await self.get_state(ShopsState)).shop_id
-            if not shop_id or (not reset and (self.loading or not self.has_more)):
-                return None
-            if reset:
-                self._generation += 1
-            generation, offset, self.loading = self._generation, 0 if reset else len(self.options), True
-        try:
-            options, total = await asyncio.to_thread(_options, shop_id, offset)
-        except Exception as error:
-            if not isinstance(error, ServiceError):
-                log.exception("loading the shop's products failed")
-            async with self:
-                if generation == self._generation:
-                    self.loading = False
-            return error_toast(admin_catalog.FAILED_TO_LOAD_PRODUCTS)
-        async with self:
-            if generation != self._generation:  # a newer load owns the list
-                return None
-            self.loading = False
-            if reset:
-                self.options, self.total = options, total
-                if self.selected_id not in {option["id"] for option in options}:
-                    self.selected_id = ""
-            elif offset == len(self.options):
-                known = {option["id"] for option in self.options}
-                self.options = [*self.options, *(option for option in options if option["id"] not in known)]
-                self.total = total
-        return None
-
-    @rx.event(background=True)
+    @admin_event
     async def create_product(self, form: dict[str, Any]):
         """Create a product in the selected shop from the form; it is then offered for publishing."""
         async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
             if self.creating:
                 return None
             shop_id = (await self.get_state(ShopsState)).shop_id
+            design = (await self.get_state(ProductDesignState))._form_design()
             self.creating, self.field_errors = True, {}
         try:
-            row = await asyncio.to_thread(_create, shop_id, ProductForm.from_payload(form))
+            created = await asyncio.to_thread(_create, shop_id, _form_of(form, design))
         except ValidationError as error:
             async with self:
                 self.creating, self.field_errors = False, error.field_errors
@@ -181,15 +165,15 @@ class ProductManagementState(AdminState):
             return error_toast(admin_catalog.FAILED_TO_CREATE_PRODUCT, failure_text(error, ""))
         async with self:
             self.creating, self.form_key = False, self.form_key + 1
-            self.selected_id = row.id
-        return rx.toast.success(PRODUCT_CREATED, description=row.title)
+            self.selected_id = created.row.id
+            (await self.get_state(ProductDesignState))._created(created.mockups)
+        return rx.toast.success(PRODUCT_CREATED, description=created.warning or created.row.title)
 
     @rx.event(background=True)
+    @admin_event
     async def publish_product(self):
         """Publish the product chosen in the select."""
         async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
             if self.publishing:
                 return None
             shop_id = (await self.get_state(ShopsState)).shop_id
@@ -208,4 +192,4 @@ class ProductManagementState(AdminState):
             return error_toast(admin_catalog.FAILED_TO_PUBLISH_PRODUCT, failure_text(error, ""))
         async with self:
             self.publishing = False
-        return [rx.toast.success(PRODUCT_PUBLISHED, description=row.title), ProductManagementState.load_products]
+        return [rx.toast.success(PRODUCT_PUBLISHED, description=row.title), ProductManagementState.load]

@@ -8,7 +8,6 @@ from typing import Any
 
 import reflex as rx
 
-from storefront.db import session_scope
 from storefront.services.admin import admin_catalog, product_forms, product_rows
 from storefront.services.admin.product_rows import AdminProductRow
 from storefront.state.admin.catalog_calls import error_toast, failure_text, log_unexpected, with_session
@@ -21,7 +20,8 @@ from storefront.state.admin.product_views import (
     variant_preview,
     variant_prices_from_form,
 )
-from storefront.state.admin.session import AdminState
+from storefront.state.admin.session import AdminState, admin_event
+from storefront.wiring import session_scope
 
 # The spec's texts (section 8).
 PRODUCT_UPDATED = "Product Updated"
@@ -39,9 +39,9 @@ PUBLISHING_TAB = "publishing"
 # --------------------------------------------------------------------------- service calls (in a thread)
 
 
-def _product(product_id: str) -> AdminProductRow:
+def _product(product_id: str) -> tuple[AdminProductRow, list[str]]:
     with session_scope() as session:
-        return product_rows.get_product_row(session, product_id)
+        return product_rows.get_product_row(session, product_id), product_rows.mockup_urls(session, product_id)
 
 
 def _set_prices(shop_id: str, product_id: str, prices: dict[int, object]) -> AdminProductRow:
@@ -67,6 +67,8 @@ class ProductPanelState(AdminState):
     variant_preview: list[str] = []
     more_variants: int = 0
     variant_prices: list[VariantPrice] = []
+    #: The selected product's mockups, one per colour.
+    mockups: list[str] = []
     #: Bumped whenever the selection or its prices change, to reset the pricing editor's inputs.
     revision: int = 0
     opening: bool = False
@@ -83,6 +85,7 @@ class ProductPanelState(AdminState):
 
     def _clear(self) -> None:
         self.detail, self.variant_preview, self.more_variants, self.variant_prices = EMPTY_DETAIL, [], 0, []
+        self.mockups = []
         self.tab = PRODUCTS_TAB
 
     def _show(self, row: AdminProductRow) -> None:
@@ -101,49 +104,46 @@ class ProductPanelState(AdminState):
         (await self.get_state(SyncPricingState))._replace_row(row)
 
     @rx.event
+    @admin_event
     async def set_tab(self, value: str):
-        if await self._signed_in() is None:
-            return self._to_login()
         self.tab = value
         return None
 
     @rx.event
+    @admin_event
     async def select_product(self, product_id: str):
         """Open a product of the list in the panel (read from the catalogue cache)."""
-        if await self._signed_in() is None:
-            return self._to_login()
         self.opening = True
         try:
-            row = await asyncio.to_thread(_product, product_id)
-        except Exception as error:
+            row, mockups = await asyncio.to_thread(_product, product_id)
+        except Exception as error:  # noqa: BLE001 - logged (log_unexpected), the toast says it failed
             log_unexpected(error, f"opening {product_id}")
             return error_toast(admin_catalog.FAILED_TO_LOAD_PRODUCTS, failure_text(error, ""))
         finally:
             self.opening = False
         self._show(row)
+        self.mockups = mockups
         return None
 
     @rx.event
+    @admin_event
     async def edit_product(self):
         """'Edit Product': the Pricing tab for the selected product."""
-        if await self._signed_in() is None:
-            return self._to_login()
         if self.has_selection:
             self.tab = PRICING_TAB
         return None
 
     @rx.event(background=True)
+    @admin_event
     async def save_prices(self, form: dict[str, Any]):
         """Save the pricing editor: each variant at its own price."""
         async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
             if self.saving or not self.has_selection:
                 return None
             shop_id, product_id, self.saving = self.detail["shop_id"], self.detail["id"], True
         try:
             row = await asyncio.to_thread(_set_prices, shop_id, product_id, variant_prices_from_form(form))
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - logged (log_unexpected), the toast says it failed
             log_unexpected(error, f"saving the prices of {product_id}")
             async with self:
                 self.saving = False
@@ -155,6 +155,7 @@ class ProductPanelState(AdminState):
             await self._update_list(row)
         return rx.toast.success(PRODUCT_UPDATED, description=row.title)
 
+    @admin_event
     async def _publish_selected(
         self,
         action: Callable[[str, str], AdminProductRow],
@@ -164,14 +165,12 @@ class ProductPanelState(AdminState):
     ) -> rx.event.EventSpec | None:
         """Publish or unpublish the selected product; returns the toast to show."""
         async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
             if self.publishing or not self.has_selection:
                 return None
             shop_id, product_id, self.publishing = self.detail["shop_id"], self.detail["id"], True
         try:
             row = await asyncio.to_thread(action, shop_id, product_id)
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - logged (log_unexpected), the toast says it failed
             log_unexpected(error, f"publishing or unpublishing {product_id}")
             async with self:
                 self.publishing = False

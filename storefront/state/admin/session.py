@@ -11,18 +11,26 @@ revoked token sends the browser back to the login page with the token removed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
+import inspect
 import json
 import logging
 from collections.abc import Callable
+from typing import Any, TypeVar
 
 import reflex as rx
+from reflex.istate.proxy import StateProxy
 
-from storefront.config import get_settings
 from storefront.services.admin.auth import MAX_TOKEN_CHARS, AdminAuth, SignedIn, hash_token
 from storefront.services.platform.errors import UnauthorizedError
-from storefront.wiring import admin_auth
+from storefront.wiring import services
 
 log = logging.getLogger(__name__)
+
+Handler = TypeVar("Handler", bound=Callable[..., Any])
+#: Set on every handler `admin_event` wraps (the guard test reads it).
+SESSION_CHECKED = "_admin_session_checked"
 
 ADMIN_TOKEN_KEY = "admin-token"
 EXPORT_FAILED = "Export Failed"
@@ -47,7 +55,7 @@ def token_hash_of(kept: object) -> str:
 
 
 def auth() -> AdminAuth:
-    return admin_auth(get_settings())
+    return services().auth
 
 
 def is_staff(token_hash: str) -> bool:
@@ -61,6 +69,50 @@ def is_staff(token_hash: str) -> bool:
     return True
 
 
+def _lock_for_check(state: Any) -> contextlib.AbstractAsyncContextManager[Any]:
+    """The state lock the session check needs: a background handler's proxy holds none yet (it is
+    taken here and released before the handler runs); a plain handler already runs under it."""
+    if isinstance(state, StateProxy) and not state._is_mutable():
+        return state
+    return contextlib.nullcontext()
+
+
+def admin_event(handler: Handler) -> Handler:
+    """Verify the admin session on the server before `handler` runs; signed out, the handler does not
+    run and the browser goes to the login page (returned, or yielded by a generator handler).
+
+    Put it under `@rx.event` / `@rx.event(background=True)`, or on a private helper that handlers
+    delegate to. It keeps the handler's name, signature and annotations (Reflex reads them) and works
+    for coroutine and async generator handlers, in the foreground and in the background.
+    """
+    if inspect.isasyncgenfunction(handler):
+
+        @functools.wraps(handler)
+        async def checked_generator(self: Any, *args: Any, **kwargs: Any) -> Any:
+            async with _lock_for_check(self):
+                if await self._signed_in() is None:
+                    yield self._to_login()
+                    return
+            async for event in handler(self, *args, **kwargs):
+                yield event
+
+        setattr(checked_generator, SESSION_CHECKED, True)
+        return checked_generator  # type: ignore[return-value]
+    if inspect.iscoroutinefunction(handler):
+
+        @functools.wraps(handler)
+        async def checked(self: Any, *args: Any, **kwargs: Any) -> Any:
+            async with _lock_for_check(self):
+                if await self._signed_in() is None:
+                    return self._to_login()
+            return await handler(self, *args, **kwargs)
+
+        setattr(checked, SESSION_CHECKED, True)
+        return checked  # type: ignore[return-value]
+    msg = f"@admin_event needs an async handler (the session check awaits the store): {handler.__qualname__}"
+    raise TypeError(msg)
+
+
 class AdminState(rx.State):
     """Base of every admin state: holds the session's token hash and verifies it on the server."""
 
@@ -71,7 +123,8 @@ class AdminState(rx.State):
     session_checked: bool = False
 
     async def _signed_in(self) -> SignedIn | None:
-        """The verified session, or None (the hash is then forgotten). Call it first in every handler."""
+        """The verified session, or None (the hash is then forgotten). Every admin handler checks it
+        first, through `@admin_event` (or itself, when it needs the session's username)."""
         token_hash = self._token_hash
         try:
             signed_in = await asyncio.to_thread(auth().verify_hash, token_hash)
@@ -115,12 +168,11 @@ class AdminState(rx.State):
             return [self._forget_session(), self._to_login()]
         return None
 
+    @admin_event
     async def _download_csv(self, make: Callable[[], str], filename: str):
         """A background handler's CSV download, made on the server (a link could not carry the
         session): signed in first, one at a time per tab (the state's own `exporting`), a toast when it fails."""
         async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
             if self.exporting:
                 return None
             self.exporting = True

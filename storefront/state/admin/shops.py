@@ -8,9 +8,8 @@ from typing import TypedDict
 
 import reflex as rx
 
-from storefront.config import get_settings
-from storefront.state.admin.session import AdminState
-from storefront.wiring import shared_print_provider
+from storefront.state.admin.session import AdminState, admin_event
+from storefront.wiring import services
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +23,7 @@ class Shop(TypedDict):
 
 
 def _shops() -> list[Shop]:
-    return [Shop(id=str(shop["id"]), title=str(shop.get("title", ""))) for shop in shared_print_provider(get_settings()).list_shops()]
+    return [Shop(id=str(shop["id"]), title=str(shop.get("title", ""))) for shop in services().provider.list_shops()]
 
 
 class ShopsState(AdminState):
@@ -34,14 +33,11 @@ class ShopsState(AdminState):
     shop_id: str = ""
 
     @rx.event(background=True)
+    @admin_event
     async def load_shops(self):
-        async with self:
-            if await self._signed_in() is None:
-                yield self._to_login()
-                return
         try:
             shops = await asyncio.to_thread(_shops)
-        except Exception:  # noqa: BLE001 - the provider may be down; the tab says so
+        except Exception:  # the provider may be down; the tab says so
             log.exception("loading the provider's shops failed")
             yield rx.toast.error(SHOPS_FAILED_TITLE, description=SHOPS_FAILED_TEXT)
             return
@@ -51,9 +47,8 @@ class ShopsState(AdminState):
                 self.shop_id = shops[0]["id"]
 
     @rx.event
+    @admin_event
     async def select_shop(self, shop_id: str):
-        if await self._signed_in() is None:
-            return self._to_login()
         self.shop_id = shop_id
         return None
 
@@ -68,7 +63,7 @@ async def current_shop(state: rx.State) -> str:
         return shop_id
     try:
         loaded = await asyncio.to_thread(_shops)
-    except Exception:  # noqa: BLE001 - the caller shows its own failure
+    except Exception:  # the caller shows its own failure
         log.exception("loading the provider's shops failed")
         return ""
     async with state:

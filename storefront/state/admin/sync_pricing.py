@@ -13,19 +13,34 @@ from typing import Any, TypedDict
 
 import reflex as rx
 
-from storefront.db import session_scope
 from storefront.services.admin import admin_catalog, product_forms, product_margins, product_rows
 from storefront.services.admin.base_price import BelowCostError
-from storefront.services.catalog import sync as catalog_sync
 from storefront.services.admin.product_rows import AdminProductRow
+from storefront.services.catalog import sync as catalog_sync
 from storefront.services.catalog.sync import SyncProgress
 from storefront.services.platform.errors import ValidationError
 from storefront.services.platform.money import format_usd
-from storefront.state.admin.catalog_calls import error_toast, failure_text, log_unexpected, shared_provider, with_session
+from storefront.state.admin.catalog_calls import (
+    error_toast,
+    failure_text,
+    log_unexpected,
+    shared_provider,
+    with_session,
+)
+from storefront.state.admin.paged import Page, PagedAdminState, PageRequest
 from storefront.state.admin.product_panel import ProductPanelState
-from storefront.state.admin.product_views import MarginRow, ProductRow, price_text, progress_percent, to_margin_row, to_row
-from storefront.state.admin.session import AdminState
+from storefront.state.admin.product_views import (
+    MarginRow,
+    ProductRow,
+    price_text,
+    progress_percent,
+    to_margin_row,
+    to_row,
+)
+from storefront.state.admin.session import AdminState, admin_event
 from storefront.state.admin.shops import ShopsState
+from storefront.state.scrolling import scroll_into_view
+from storefront.wiring import session_scope
 
 PAGE_SIZE = 20
 
@@ -85,36 +100,13 @@ def _margins(shop_id: str, product_id: str) -> list[MarginRow]:
     return [to_margin_row(margin) for margin in margins]
 
 
-def scroll_into_view(element_id: str) -> rx.event.EventSpec:
-    """Scroll the page to an element (smoothly unless the user asked for less motion).
-
-    The element may arrive in the same state update as this script, before React has drawn it,
-    so the script looks for it again on each of the next frames (about a second's worth)."""
-    return rx.call_script(
-        f"""(() => {{
-  let frames = 0;
-  const scroll = () => {{
-    const element = document.getElementById({element_id!r});
-    const calm = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-    if (element) element.scrollIntoView({{behavior: calm ? "auto" : "smooth", block: "start"}});
-    else if (frames++ < 60) requestAnimationFrame(scroll);
-  }};
-  scroll();
-}})()"""
-    )
-
-
 # --------------------------------------------------------------------------- the tab
 
 
-class SyncPricingState(AdminState):
+class SyncPricingState(PagedAdminState, AdminState):
     """The selected shop's products a page at a time, the catalogue sync, price sync and margins."""
 
     rows: list[ProductRow] = []
-    total: int = 0
-    loading: bool = False
-    loading_more: bool = False
-    loaded: bool = False
 
     syncing: bool = False
     sync_done: int = 0
@@ -132,13 +124,6 @@ class SyncPricingState(AdminState):
 
     #: The shop the list shows; a different one clears the margins and the panel.
     _shop_id: str = ""
-    #: Bumped by every reload, so a slower older answer never overwrites a newer one.
-    _generation: int = 0
-
-    @rx.var
-    def has_more(self) -> bool:
-        return len(self.rows) < self.total
-
     @rx.var
     def sync_percent(self) -> int:
         return progress_percent(self.sync_done, self.sync_total)
@@ -148,61 +133,31 @@ class SyncPricingState(AdminState):
         fresh = to_row(row)
         self.rows = [fresh if r["id"] == row.id else r for r in self.rows]
 
-    @rx.event(background=True)
-    async def load(self):
-        """The first page of the selected shop's products (on showing the tab and on a shop change)."""
-        return await self._fetch(reset=True)
+    # ----------------------------------------------------------------------- the list (PagedAdminState)
+    # `load` shows the first page (on showing the tab and on a shop change), `load_more` the next.
+
+    async def _page_params(self) -> str | None:
+        return (await self.get_state(ShopsState)).shop_id or None
+
+    async def _page_started(self, request: PageRequest, reset: bool) -> None:
+        """Another shop's first page: the last shop's rows, margins and panel go at once."""
+        if reset and request.params != self._shop_id:
+            self._shop_id, self.rows, self.total, self.has_more, self.loaded = request.params, [], 0, False, False
+            self.margins_id, self.margins_title, self.margins = "", "", []
+            (await self.get_state(ProductPanelState))._clear()
+
+    async def _fetch_page(self, request: PageRequest) -> Page:
+        rows, total = await asyncio.to_thread(_page, request.params, request.offset)
+        return Page(rows=rows, more=request.offset + len(rows) < total, total=total)
+
+    def _page_failed(self) -> rx.event.EventSpec:
+        return rx.toast.error(admin_catalog.FAILED_TO_LOAD_PRODUCTS)
 
     @rx.event(background=True)
-    async def load_more(self):
-        """Append the next page of products."""
-        return await self._fetch(reset=False)
-
-    async def _fetch(self, reset: bool) -> rx.event.EventSpec | None:
-        """Load the first page afresh (reset) or append the next one."""
-        async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
-            shop_id = (await self.get_state(ShopsState)).shop_id
-            if not shop_id or (not reset and (self.loading or self.loading_more or not self.has_more)):
-                return None
-            if reset:
-                self._generation += 1
-                self.loading, offset = True, 0
-                if shop_id != self._shop_id:
-                    self._shop_id, self.rows, self.total, self.loaded = shop_id, [], 0, False
-                    self.margins_id, self.margins_title, self.margins = "", "", []
-                    (await self.get_state(ProductPanelState))._clear()
-            else:
-                self.loading_more, offset = True, len(self.rows)
-            generation = self._generation
-        try:
-            rows, total = await asyncio.to_thread(_page, shop_id, offset)
-        except Exception as error:
-            log_unexpected(error, "loading the shop's products")
-            async with self:
-                self.loading_more = False
-                if generation == self._generation:
-                    self.loading = False
-            return rx.toast.error(admin_catalog.FAILED_TO_LOAD_PRODUCTS)
-        async with self:
-            self.loading_more = False
-            if generation != self._generation:  # a newer load owns the list
-                return None
-            if reset:
-                self.rows, self.total, self.loading, self.loaded = rows, total, False, True
-            elif offset == len(self.rows):
-                known = {r["id"] for r in self.rows}
-                self.rows = [*self.rows, *(r for r in rows if r["id"] not in known)]
-                self.total = total
-        return None
-
-    @rx.event(background=True)
+    @admin_event
     async def sync_catalogue(self):
         """Copy the selected shop's products from the provider, showing products done of the total."""
         async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
             shop_id = (await self.get_state(ShopsState)).shop_id
             if self.syncing or not shop_id:
                 return None
@@ -222,7 +177,7 @@ class SyncPricingState(AdminState):
                 self.sync_done, self.sync_total = progress.done, progress.total
         try:
             result = job.result()
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - logged (log_unexpected), the toast says it failed
             log_unexpected(error, "syncing the catalogue")
             async with self:
                 self.syncing = False
@@ -239,10 +194,9 @@ class SyncPricingState(AdminState):
         ]
 
     @rx.event
+    @admin_event
     async def ask_sync_price(self, product_id: str, form: dict[str, Any]):
         """Before anything is sent: a confirmation naming the product and its new base price."""
-        if await self._signed_in() is None:
-            return self._to_login()
         row = next((r for r in self.rows if r["id"] == product_id), None)
         if row is None or self.pricing:
             return None
@@ -257,19 +211,17 @@ class SyncPricingState(AdminState):
         return None
 
     @rx.event
+    @admin_event
     async def cancel_sync_price(self):
-        if await self._signed_in() is None:
-            return self._to_login()
         self.confirm_price = NO_CONFIRMATION
         return None
 
     @rx.event(background=True)
+    @admin_event
     async def sync_price(self):
         """Move the confirmed product to its new base price (every variant by the same amount); a
         price below provider cost asks once more, naming the variants."""
         async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
             asked = self.confirm_price
             row = next((r for r in self.rows if r["id"] == asked["id"]), None)
             if row is None or self.pricing:
@@ -288,7 +240,7 @@ class SyncPricingState(AdminState):
             async with self:
                 self.pricing, self.confirm_price = "", NO_CONFIRMATION
             return error_toast(error.message)
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - logged (log_unexpected), the toast says it failed
             log_unexpected(error, f"syncing the price of {product_id}")
             async with self:
                 self.pricing, self.confirm_price = "", NO_CONFIRMATION
@@ -304,15 +256,13 @@ class SyncPricingState(AdminState):
         return [synced, SyncPricingState.refresh_margins(product_id)] if margins_shown else synced
 
     @rx.event(background=True)
+    @admin_event
     async def show_margins(self, product_id: str):
         """Each variant's price, provider cost and margin for one product (costs come from the provider).
 
         The card opens below the whole price list, out of sight on a phone, so the page scrolls to
         it as soon as it shows, before its rows arrive."""
         async with self:
-            if await self._signed_in() is None:
-                yield self._to_login()
-                return
             row = next((r for r in self.rows if r["id"] == product_id), None)
             if row is None:
                 return
@@ -322,11 +272,10 @@ class SyncPricingState(AdminState):
             yield failed
 
     @rx.event(background=True)
+    @admin_event
     async def refresh_margins(self, product_id: str):
         """The shown product's margins again after its price changed; the page stays where it is."""
         async with self:
-            if await self._signed_in() is None:
-                return self._to_login()
             row = next((r for r in self.rows if r["id"] == product_id), None)
             if row is None or self.margins_id != product_id:
                 return None
@@ -338,7 +287,7 @@ class SyncPricingState(AdminState):
         for meanwhile; a failure closes the card and answers a toast."""
         try:
             margins = await asyncio.to_thread(_margins, shop_id, product_id)
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - logged (log_unexpected), the toast says it failed
             log_unexpected(error, f"loading the margins of {product_id}")
             async with self:
                 if self.margins_id == product_id:
