@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import re
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, Route, expect
 from sqlalchemy import create_engine, text
+from sqlmodel import Session
 
+from storefront.services.catalog.listing import product_page
 from storefront.services.orders.cart import CART_TRIMMED
 from storefront.services.printify.demo_catalogue import demo_catalogue
 from storefront.state.catalog import PRODUCTS_PAGE_SIZE
@@ -52,6 +54,17 @@ CONTACT_AND_ADDRESS = {
     "Country": "US",
 }
 CARD_LABELS = ("Card number", "Expiry date", "CVV", "Cardholder name")
+#: The address fields picked from a list (a US state, a ship-to country) rather than typed.
+SELECTS = frozenset({"State", "Country"})
+
+
+def fill_field(dialog: Locator, label: str, value: str) -> None:
+    """Type a field's value, or pick it when the field is a select."""
+    field = dialog.get_by_label(label, exact=True)
+    if label in SELECTS:
+        field.select_option(value)
+    else:
+        field.fill(value)
 
 
 def fill_checkout(page: Page, card: str) -> None:
@@ -64,7 +77,7 @@ def fill_checkout(page: Page, card: str) -> None:
         "Cardholder name": "Ada Lovelace",
     }
     for label, value in values.items():
-        dialog.get_by_label(label, exact=True).fill(value)
+        fill_field(dialog, label, value)
 
 
 def badge_count(page: Page):
@@ -85,10 +98,24 @@ def test_search_narrows_the_listing(page: Page) -> None:
     expect(page.get_by_text("Try adjusting your search criteria", exact=True)).to_be_visible()
 
 
-def test_the_listing_loads_more_products_on_request(page: Page) -> None:
+def _listed_count(store: StoreServer) -> int:
+    """How many products the store lists now: the demo catalogue plus any an earlier test of this
+    shared store published (a product made from a design, one created in the back office)."""
+    engine = create_engine(store.db_url)
+    try:
+        with Session(engine) as session:
+            total = product_page(session, limit=1).total
+    finally:
+        engine.dispose()
+    assert total is not None
+    return total
+
+
+def test_the_listing_loads_more_products_on_request(page: Page, store: StoreServer) -> None:
     open_page(page, "/products")
     cards = page.get_by_test_id("product-card")
-    shown = sum(1 for p in demo_catalogue() if p["visible"] and p["is_published"])
+    shown = _listed_count(store)
+    assert shown >= sum(1 for p in demo_catalogue() if p["visible"] and p["is_published"])
     assert shown > PRODUCTS_PAGE_SIZE, "the demo catalogue should need a second page"
     expect(cards).to_have_count(PRODUCTS_PAGE_SIZE)
     page.get_by_role("button", name="Load More").click()
@@ -145,7 +172,6 @@ def test_checkout_shows_each_fields_message_on_bad_input(page: Page) -> None:
     dialog = page.get_by_role("dialog")
     dialog.get_by_label("Email", exact=True).fill("not-an-email")
     dialog.get_by_label("Full name", exact=True).fill("A")
-    dialog.get_by_label("Country", exact=True).fill("")
     dialog.get_by_test_id("place-order").click()
     for message in [
         "Please enter a valid email address",
@@ -155,7 +181,6 @@ def test_checkout_shows_each_fields_message_on_bad_input(page: Page) -> None:
         "Address is required",
         "City is required",
         "State is required",
-        "Country is required",
         "ZIP code is required",
         "Card number is required",
         "Expiry date is required",
@@ -170,8 +195,12 @@ def _order_row(store: StoreServer, number: str) -> dict:
     engine = create_engine(store.db_url)
     try:
         with engine.connect() as connection:
-            row = dict(connection.execute(text("SELECT * FROM orders WHERE number = :n"), {"n": number}).mappings().one())
-            sizes = connection.execute(text("SELECT size FROM order_item WHERE order_id = :id"), {"id": row["id"]}).scalars()
+            row = dict(
+                connection.execute(text("SELECT * FROM orders WHERE number = :n"), {"n": number}).mappings().one()
+            )
+            sizes = connection.execute(
+                text("SELECT size FROM order_item WHERE order_id = :id"), {"id": row["id"]}
+            ).scalars()
             return {**row, "item_sizes": sorted(sizes)}
     finally:
         engine.dispose()
@@ -315,6 +344,18 @@ def test_a_paid_order_empties_the_checkout_form(page: Page) -> None:
     expect(dialog.get_by_label("Country", exact=True)).to_have_value("US")
 
 
+def test_the_checkout_picks_the_country_and_the_state_by_name(page: Page) -> None:
+    add_to_cart(page, product_links(page, "tee")[0], "S")
+    open_checkout(page)
+    dialog = page.get_by_role("dialog")
+    country = dialog.get_by_label("Country", exact=True)
+    expect(country.locator("option")).to_have_text(["United States"])
+    expect(country).to_have_value("US")
+    state = dialog.get_by_label("State", exact=True)
+    state.select_option(label="New York")
+    expect(state).to_have_value("NY")
+
+
 def test_the_card_number_placeholder_is_not_a_working_card(page: Page) -> None:
     add_to_cart(page, product_links(page, "tee")[0], "S")
     open_checkout(page)
@@ -375,3 +416,41 @@ def test_an_oversized_stored_cart_keeps_its_first_100_lines_and_says_so(page: Pa
     expect(page.get_by_test_id("cart-line")).to_have_count(100)
     stored = json.loads(page.evaluate("() => localStorage.getItem('cart-storage')"))
     assert [(e["id"], e["size"]) for e in stored] == [(pid, size) for pid, size, _ in real]
+
+
+def test_the_test_gateways_card_fields_format_as_typed(page: Page) -> None:
+    add_to_cart(page, product_links(page, "tee")[0], "S")
+    open_checkout(page)
+    dialog = page.get_by_role("dialog")
+    dialog.get_by_label("Expiry date", exact=True).press_sequentially("1229")
+    expect(dialog.get_by_label("Expiry date", exact=True)).to_have_value("12/29")
+    dialog.get_by_label("Card number", exact=True).press_sequentially("4242424242424242")
+    expect(dialog.get_by_label("Card number", exact=True)).to_have_value("4242 4242 4242 4242")
+
+
+def test_card_fields_typed_before_the_checkout_script_arrives_format_once_it_does(page: Page) -> None:
+    held: list[Route] = []
+    page.route("**/checkout.js*", lambda route: held.append(route))
+    add_to_cart(page, product_links(page, "tee")[0], "S")
+    with page.expect_request("**/checkout.js*"):
+        open_checkout(page)
+    expiry = page.get_by_role("dialog").get_by_label("Expiry date", exact=True)
+    expiry.press_sequentially("1229")
+    expect(expiry).to_have_value("1229")
+    for route in held:
+        route.continue_()
+    expect(expiry).to_have_value("12/29")
+
+
+def test_card_buttons_line_up_whatever_the_titles_length(page: Page) -> None:
+    open_page(page, "/products")
+    cards = page.get_by_test_id("product-card")
+    expect(cards.nth(3)).to_be_visible()
+    # One card of the first row gets a title that takes two lines.
+    cards.first.get_by_test_id("product-name").evaluate(
+        "el => { el.textContent = 'A very long product title ' .repeat(4); }"
+    )
+    tops = {round(cards.nth(i).get_by_role("button", name="View Details").bounding_box()["y"]) for i in range(4)}
+    assert len(tops) == 1, tops
+    prices = {round(cards.nth(i).get_by_test_id("product-price").bounding_box()["y"]) for i in range(4)}
+    assert len(prices) == 1, prices
