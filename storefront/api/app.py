@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping
 from datetime import datetime
 
@@ -10,6 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from sqlalchemy.engine import Engine
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import Scope
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from storefront.api import (
@@ -28,6 +30,7 @@ from storefront.api import (
     webhooks,
 )
 from storefront.api.admin import orders as admin_orders, products as admin_products, session as admin
+from storefront.api.admin.session import ADMIN_TOKEN_HEADER
 from storefront.api.bodies import API_BODY_TOO_LARGE, MAX_API_BODY_BYTES
 from storefront.api.body_limit import (
     MAX_PHOTO_UPLOAD_BYTES,
@@ -36,6 +39,7 @@ from storefront.api.body_limit import (
     UPLOAD_TOO_LARGE,
     BodyCap,
     BodyLimit,
+    SignedInCheck,
     UploadGate,
     UploadRule,
     upload_path,
@@ -65,7 +69,7 @@ BODY_CAPS = (
     BodyCap(uploads.UPLOAD_IMAGES, uploads.MAX_BODY_BYTES, uploads.BODY_TOO_LARGE),
     # A create carries its design: the largest image as a data URL (the route is an admin one).
     BodyCap(admin_products.CREATE_PATTERN, admin_products.MAX_CREATE_BYTES, admin_products.CREATE_TOO_LARGE,
-            pattern=True),
+            pattern=True, signed_in_only=True),
     BodyCap("/api/", MAX_API_BODY_BYTES, API_BODY_TOO_LARGE, prefix=True),
 )
 
@@ -82,6 +86,23 @@ def upload_rules(services: Services) -> dict[str, UploadRule]:
             count=lambda client: services.upload_limiter.check(media_uploads.upload_key(client)),
         ),
     }
+
+
+def signed_in_check(services: Services) -> SignedInCheck:
+    """Whether a request's x-admin-token opens an admin session (checked off the event loop)."""
+    header = ADMIN_TOKEN_HEADER.encode()
+
+    async def signed_in(scope: Scope) -> bool:
+        token = next((value for name, value in scope.get("headers", ()) if name == header), None)
+        if token is None:
+            return False
+        try:
+            await asyncio.to_thread(services.auth.verify, token.decode("latin-1"))
+        except ServiceError:
+            return False
+        return True
+
+    return signed_in
 
 
 async def _service_error(_request: Request, exc: Exception) -> JSONResponse:
@@ -160,7 +181,7 @@ def create_api(
     # Reflex's production server (granian) does not read the header itself.
     api.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies)
     # Outermost of ours: no middleware or route reads a byte of a body over its cap.
-    api.add_middleware(BodyLimit, caps=BODY_CAPS)
+    api.add_middleware(BodyLimit, caps=BODY_CAPS, signed_in=signed_in_check(services))
     # Outside the cap, so its 413 carries them too (api/security_headers.py).
     api.add_middleware(SecurityHeaders, policy=page_policy(settings), production=production)
     api.add_exception_handler(ServiceError, _service_error)

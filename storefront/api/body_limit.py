@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from starlette.responses import JSONResponse
@@ -58,6 +58,10 @@ class BodyCap:
     prefix: bool = False
     #: `path` is a regular expression the whole path must match (a route with a parameter).
     pattern: bool = False
+    #: The cap holds only for a request from a signed-in admin; anyone else's body meets the next
+    #: cap that covers the path (an admin route's large cap is no bigger door for a stranger: the
+    #: guard refuses them, but only after the route's body is read).
+    signed_in_only: bool = False
 
     def covers(self, path: str) -> bool:
         if self.pattern:
@@ -73,19 +77,38 @@ def _declared_length(scope: Scope) -> int | None:
     return None
 
 
+#: Whether a request comes from a signed-in admin (read from its headers, before its body).
+SignedInCheck = Callable[[Scope], Awaitable[bool]]
+
+
+async def _nobody_signed_in(_scope: Scope) -> bool:
+    return False
+
+
 class BodyLimit:
     """Answers 413 to a body over the cap of the first of `caps` that covers its path (list the
-    exact paths before the prefixes that hold them); paths no cap covers pass untouched."""
+    exact paths before the prefixes that hold them); paths no cap covers pass untouched. A cap
+    `signed_in_only` is skipped unless `signed_in` says the request is an admin's."""
 
-    def __init__(self, app: ASGIApp, caps: Sequence[BodyCap]) -> None:
+    def __init__(self, app: ASGIApp, caps: Sequence[BodyCap], signed_in: SignedInCheck = _nobody_signed_in) -> None:
         self.app = app
         self.caps = tuple(caps)
+        self.signed_in = signed_in
 
-    def cap_for(self, path: str) -> BodyCap | None:
-        return next((cap for cap in self.caps if cap.covers(path)), None)
+    def cap_for(self, path: str, *, signed_in: bool = True) -> BodyCap | None:
+        """The cap of a request to `path` from an admin (`signed_in`) or from anyone else."""
+        return next(
+            (cap for cap in self.caps if cap.covers(path) and (signed_in or not cap.signed_in_only)), None
+        )
+
+    async def _cap(self, scope: Scope) -> BodyCap | None:
+        cap = self.cap_for(scope["path"])
+        if cap is not None and cap.signed_in_only and not await self.signed_in(scope):
+            return self.cap_for(scope["path"], signed_in=False)
+        return cap
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        cap = self.cap_for(scope["path"]) if scope["type"] == "http" else None
+        cap = await self._cap(scope) if scope["type"] == "http" else None
         if cap is None:
             await self.app(scope, receive, send)
             return

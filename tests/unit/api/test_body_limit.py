@@ -132,3 +132,10 @@ def test_the_first_cap_covering_a_path_applies_exact_paths_before_prefixes() -> 
 def test_a_body_is_capped_whatever_the_method() -> None:
     status, answer, app = _call(_multipart(2000), declare=True, method="PUT")
     assert status == 413 and app.calls == 0
+
+
+def test_a_cap_for_admins_only_leaves_anyone_else_to_the_next_cap() -> None:
+    big = BodyCap("/api/big", 5000, "big", signed_in_only=True)
+    limit = BodyLimit(FormApp(), [big, BodyCap("/api/", 100, "small", prefix=True)])
+    assert limit.cap_for("/api/big") == big
+    assert limit.cap_for("/api/big", signed_in=False).message == "small"
