@@ -74,6 +74,7 @@ def test_a_partial_refund_then_the_rest(client: TestClient, engine: Engine, admi
     assert "unqueued" not in [h["action"] for h in order["history"]]
     [mail] = _refund_mails(engine, number)
     assert "we refunded $5.00 for order" in mail.text_body and "Part of your order was refunded" in mail.text_body
+    assert mail.subject == f"Part of order {number} was refunded"
     # The email, the status answer (and the order page) tell the customer the same status.
     status = client.get(f"/api/orders/{number}/status", headers=admin).json()
     assert f"{status['customerStatusLabel']}: {status['customerStatusText']}" in mail.text_body

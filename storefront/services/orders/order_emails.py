@@ -50,6 +50,8 @@ SUBJECTS = {
     REFUNDED: "Order {number} was refunded",
     CANCELLED: "Order {number} was cancelled",
 }
+#: A refund of less than the order's total says so from the inbox on.
+PARTIAL_REFUND_SUBJECT = "Part of order {number} was refunded"
 
 
 def mail_key(number: str, kind: str) -> str:
@@ -193,7 +195,10 @@ class OrderEmails:
             )
         elif kind == REFUNDED:
             amount = amount_cents or order.refunded_cents or order.total_cents
-            context.update(amount=format_usd(amount), partial=amount < order.total_cents)
+            partial = amount < order.total_cents
+            context.update(amount=format_usd(amount), partial=partial)
+            if partial:
+                context["subject"] = PARTIAL_REFUND_SUBJECT.format(number=order.number)
         elif kind == CANCELLED:
             context["refunded"] = order.payment_status in (PaymentStatus.REFUNDING, PaymentStatus.REFUNDED)
         rendered = render(kind.replace("-", "_"), **context)
