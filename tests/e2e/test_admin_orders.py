@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 from playwright.sync_api import Page, expect
 from sqlalchemy import create_engine, text
 
+from storefront.services.orders.refund_amounts import MORE_THAN_PAID
 from storefront.state.order_status import LINK_INVALID
 from tests.e2e import test_shopping as shopping
 from tests.e2e.admin import open_tab, sign_in
@@ -160,6 +161,28 @@ def test_a_paid_order_refunded_from_the_dialog_once_despite_a_double_click(page:
     assert shopping._order_row(store, number)["payment_status"] == "refunded"
     actions = _history_actions(store, number)
     assert (actions.count("refund_requested"), actions.count("refunded")) == (1, 1), actions
+
+
+def test_a_refused_refund_keeps_its_form_for_staff_to_correct(page: Page, store: StoreServer) -> None:
+    number, order = _place_paid_order(page, store)
+    sign_in(page)
+    open_tab(page, "Orders")
+    _row, dialog = _open_detail(page, number)
+    dialog.get_by_role("button", name="Refund", exact=True).click()
+    confirm = page.get_by_role("alertdialog")
+    total = order["total_cents"]
+    too_much = f"{total / 100 + 1:.2f}"
+    confirm.get_by_test_id("refund-amount").fill(too_much)
+    confirm.get_by_role("button", name="Refund", exact=True).click()
+    refusal = MORE_THAN_PAID.format(left=f"${total / 100:,.2f}", asked=f"${total / 100 + 1:,.2f}")
+    expect(page.get_by_text(refusal)).to_be_visible()
+    # The form stays, with what was typed: staff corrects it and refunds once.
+    expect(confirm.get_by_test_id("refund-amount")).to_have_value(too_much)
+    confirm.get_by_test_id("refund-amount").fill("1.00")
+    confirm.get_by_role("button", name="Refund", exact=True).click()
+    expect(_toast(page, "Order refunded")).to_be_visible()
+    expect(confirm).to_have_count(0)
+    assert shopping._order_row(store, number)["refunded_cents"] == 100
 
 
 def test_an_unpaid_order_is_only_under_awaiting_payment_and_cancel_order_cancels_it(

@@ -407,7 +407,9 @@ class OrdersState(PagedAdminState, AdminState):
             if not isinstance(error, ServiceError):
                 log.exception("%s of order %s failed", action, number)
             message = error.message if isinstance(error, ServiceError) else GENERIC_FAILURE
-            await self._reload_after_action(number)
+            # A refused refund (over what is left, too many of a line) keeps its form, and what was
+            # typed in it, for staff to correct.
+            await self._reload_after_action(number, keep_refund_form=action == REFUND)
             return rx.toast.error(message)
         await self._reload_after_action(number)
         title = ORDER_REFUNDED if action == REFUND else ORDER_CANCELLED
@@ -415,19 +417,25 @@ class OrdersState(PagedAdminState, AdminState):
             return rx.toast.success(title, description=outcome.message)
         return rx.toast.success(title)
 
-    async def _reload_after_action(self, number: str) -> None:
-        """Show the order as it is now (dialog, row, stat cards, chart) and close the confirmation."""
+    async def _reload_after_action(self, number: str, *, keep_refund_form: bool = False) -> None:
+        """Show the order as it is now (dialog, row, stat cards, chart) and close the confirmation;
+        `keep_refund_form` keeps the refund form open while the order can still be refunded."""
         try:
             after = await asyncio.to_thread(_after_action, number)
         except Exception:
             log.exception("reloading order %s failed", number)
             after = None
         async with self:
+            keep = keep_refund_form and self.confirming == REFUND
             self.acting, self.confirming = False, ""
             if after is None:
                 return
             if self.detail["number"] == number:
                 self._show_detail(after["detail"])
+                if keep and self.detail["refundable"]:
+                    # A new click id: the refused one made no refund, the corrected one makes its own.
+                    self._ask(REFUND)
+                    self.refund_click_id = uuid.uuid4().hex
             row = after["row"]
             self.rows = [row if r["number"] == number else r for r in self.rows]
             self._apply_stats(after["stats"], after["chart"])
