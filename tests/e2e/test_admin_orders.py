@@ -185,6 +185,21 @@ def test_a_refused_refund_keeps_its_form_for_staff_to_correct(page: Page, store:
     assert shopping._order_row(store, number)["refunded_cents"] == 100
 
 
+def test_the_order_dialog_fits_a_phone(page: Page, phone_page: Page, store: StoreServer) -> None:
+    number, _ = _place_paid_order(page, store)
+    sign_in(phone_page)
+    open_tab(phone_page, "Orders")
+    _row, dialog = _open_detail(phone_page, number)
+    expect(dialog.get_by_test_id("history-line").first).to_be_visible()
+    # Nothing in it (a payment id, the action buttons) reaches past the phone's width.
+    wider = phone_page.evaluate(
+        """() => [...document.querySelectorAll('[role=dialog] *')]
+            .filter(e => e.getBoundingClientRect().right > window.innerWidth)
+            .map(e => e.tagName + ' ' + (e.textContent || '').slice(0, 30))"""
+    )
+    assert wider == [], wider
+
+
 def test_an_unpaid_order_is_only_under_awaiting_payment_and_cancel_order_cancels_it(
     page: Page, store: StoreServer
 ) -> None:

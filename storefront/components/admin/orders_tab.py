@@ -218,6 +218,9 @@ def history_line(line: HistoryRow) -> rx.Component:
         ),
         spacing="3",
         align="start",
+        # On a phone the time goes above what happened rather than squeezing it.
+        wrap=rx.breakpoints(initial="wrap", sm="nowrap"),
+        row_gap="0",
         width="100%",
         data_testid="history-line",
     )
@@ -251,6 +254,9 @@ def email_line(mail: EmailRow) -> rx.Component:
         ),
         spacing="3",
         align="start",
+        # On a phone the time goes above what happened rather than squeezing it.
+        wrap=rx.breakpoints(initial="wrap", sm="nowrap"),
+        row_gap="0",
         width="100%",
         data_testid="email-line",
     )
@@ -482,6 +488,7 @@ def order_actions() -> rx.Component:
                 ),
             ),
             spacing="2",
+            wrap="wrap",
         ),
     )
 
@@ -518,6 +525,8 @@ def order_dialog() -> rx.Component:
             ),
             action_confirmation(),
             max_width="760px",
+            # Payment ids and addresses have no spaces: they break rather than widen the dialog past a phone.
+            overflow_wrap="anywhere",
         ),
         open=OrdersState.detail_open,
         on_open_change=OrdersState.set_detail_open,
