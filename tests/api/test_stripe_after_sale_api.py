@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from storefront.models import MailMessage, Order
+from storefront.models import MailMessage, Order, OrderRefund
 from storefront.services.orders.fulfilment import OrderOutbox
 from storefront.services.orders.intent_payments import IntentPayments
 from storefront.services.orders.order_cancellation import ALREADY_PRINTING
@@ -91,3 +91,57 @@ def test_a_refund_after_production_tells_the_customer_the_garment_still_comes(
     assert "The garment was already printed and will still be delivered to you." in mail
     status = http.get(f"/api/orders/{order.number}/status", headers=stripe_api._admin(http)).json()
     assert (status["customerStatus"], status["needsAttention"]) == ("refunded", False)
+
+
+def _refund_rows(engine: Engine, order: Order) -> list[tuple[int, str]]:
+    with Session(engine) as session:
+        query = select(OrderRefund.amount_cents, OrderRefund.status).where(col(OrderRefund.order_id) == order.id)
+        return [(amount, status) for amount, status in session.exec(query.order_by(col(OrderRefund.id))).all()]
+
+
+def test_a_part_refund_stripe_later_fails_is_taken_off_what_was_refunded(
+    http, fake: FakeStripe, tee, engine: Engine
+) -> None:
+    """Stripe can turn a refund it said succeeded into a failed one (a closed card): the money is the
+    customer's no more, so the order counts it refunded no more, and staff can refund it again."""
+    order = stripe_api._paid_order(http, fake, tee, engine)
+    admin = stripe_api._admin(http)
+    for dollars in (10, 5):
+        answer = http.post(f"/api/orders/{order.number}/refund", json={"amount": dollars}, headers=admin)
+        assert answer.status_code == 200, answer.text
+    first, second = fake.created_refunds
+    fake.wait_for_idle()
+    # The earlier of the two fails: it is not the order's latest refund.
+    fake.fail_refund(first)
+    fake.wait_for_event("refund.failed")
+    fake.wait_for_idle()
+    after = stripe_api._order(engine, order.number)
+    assert (after.payment_status, after.refunded_cents) == ("paid", 500)
+    assert _refund_rows(engine, order) == [(1000, "failed"), (500, "succeeded")]
+    status = http.get(f"/api/orders/{order.number}/status", headers=admin).json()
+    assert status["amountRefunded"] == 5.0
+    # The failure is applied once however often Stripe tells it (three events name it).
+    fake.fail_refund(first)
+    fake.wait_for_idle()
+    assert stripe_api._order(engine, order.number).refunded_cents == 500
+    rest = http.post(f"/api/orders/{order.number}/refund", headers=admin)
+    assert rest.status_code == 200, rest.text
+    assert fake.refunds[fake.created_refunds[-1]]["amount"] == order.total_cents - 500
+    assert second in fake.created_refunds
+
+
+def test_a_whole_refund_stripe_later_fails_leaves_the_order_paid_with_nothing_refunded(
+    http, fake: FakeStripe, tee, engine: Engine
+) -> None:
+    order = stripe_api._paid_order(http, fake, tee, engine)
+    admin = stripe_api._admin(http)
+    assert http.post(f"/api/orders/{order.number}/refund", headers=admin).status_code == 200
+    fake.wait_for_event("charge.refunded")
+    fake.wait_for_idle()
+    assert stripe_api._order(engine, order.number).payment_status == "refunded"
+    fake.fail_refund(fake.created_refunds[-1])
+    fake.wait_for_event("refund.failed")
+    fake.wait_for_idle()
+    after = stripe_api._order(engine, order.number)
+    assert (after.payment_status, after.refunded_cents) == ("paid", 0)
+    assert _refund_rows(engine, order) == [(order.total_cents, "failed")]

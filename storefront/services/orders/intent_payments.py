@@ -24,8 +24,8 @@ from typing import Any
 
 from sqlmodel import Session, col, select, update
 
-from storefront.models import Order, OutboxJob, PaymentAttempt, utcnow
-from storefront.services.orders import lifecycle, order_access, order_history
+from storefront.models import Order, OrderRefund, OutboxJob, PaymentAttempt, utcnow
+from storefront.services.orders import lifecycle, order_access, order_history, refund_amounts
 from storefront.services.orders.order_emails import OrderEmails
 from storefront.services.orders.order_payment import ORDER_CANCELLED, SEND_ORDER
 from storefront.services.orders.statuses import PAYABLE, WAS_PAID, AttemptStatus, OrderStatus
@@ -387,19 +387,42 @@ class IntentPayments:
             return EventOutcome.APPLIED if done else EventOutcome.IGNORED
 
     def _apply_refund_update(self, refund: Mapping[str, Any], event_id: str, kind: str) -> EventOutcome:
-        """A refund Stripe could not complete: the order is paid again and needs a person."""
+        """A refund Stripe could not complete (or undid after it succeeded): its amount is taken off
+        what the order had refunded, once, and the order is paid again and needs a person."""
         now = self._clock()
+        refund_id = str(refund.get("id") or "")
         with self._session_factory() as session:
-            if not self._claim_event(session, event_id, kind, str(refund.get("id") or "")):
+            if not self._claim_event(session, event_id, kind, refund_id):
                 return EventOutcome.DUPLICATE
             failed = str(refund.get("status") or "") in ("failed", "canceled")
-            order = session.exec(select(Order).where(col(Order.refund_id) == str(refund.get("id") or ""))).first()
-            if order is None or not failed:
+            # Each refund staff asked for is its own row (an earlier part refund may fail after a
+            # later one); an order refunded before part refunds existed knows only its one refund.
+            row = (
+                session.exec(select(OrderRefund).where(col(OrderRefund.refund_id) == refund_id)).first()
+                if refund_id
+                else None
+            )
+            order = (
+                session.get(Order, row.order_id)
+                if row is not None
+                else session.exec(select(Order).where(col(Order.refund_id) == refund_id)).first()
+            )
+            if order is None or not failed or (row is not None and row.status == refund_amounts.FAILED):
                 session.commit()
                 return EventOutcome.IGNORED
             reason = f"Stripe could not refund the payment ({refund.get('failure_reason') or 'unknown reason'})"
-            lifecycle.refund_failed(
-                session, order, actor=order_history.STRIPE, detail=reason, now=now, values={"attention_reason": reason}
+            taken_back = row.amount_cents if row is not None else order.refunded_cents
+            moved = lifecycle.refund_failed(
+                session,
+                order,
+                actor=order_history.STRIPE,
+                detail=f"{format_usd(taken_back)} ({refund_id}): {reason}",
+                now=now,
+                values={"attention_reason": reason, "refunded_cents": max(order.refunded_cents - taken_back, 0)},
             )
+            if moved and row is not None:
+                session.execute(
+                    update(OrderRefund).where(col(OrderRefund.id) == row.id).values(status=refund_amounts.FAILED)
+                )
             session.commit()
-            return EventOutcome.APPLIED
+            return EventOutcome.APPLIED if moved else EventOutcome.IGNORED

@@ -126,7 +126,8 @@ MOVES: Mapping[Move, Rule] = {
     ),
     Move.REFUND_FAILED: Rule(
         ANY_STATUS,
-        frozenset({PaymentStatus.REFUNDING, PaymentStatus.REFUNDED}),
+        # Paid: a part refund the gateway confirmed, then undid.
+        frozenset({PaymentStatus.REFUNDING, PaymentStatus.REFUNDED, PaymentStatus.PAID}),
         payment=PaymentStatus.PAID,
         history=order_history.REFUND_FAILED,
     ),
