@@ -17,6 +17,7 @@ from tests.designs import design_data_url
 from tests.e2e.admin import editor_row, open_tab
 from tests.e2e.browser import open_page
 from tests.e2e.conftest import StoreServer
+from tests.e2e.test_admin_products import _take_off_storefront
 from tests.e2e.test_order_status import look_up
 from tests.ordering import Pick, order_payload
 
@@ -190,3 +191,5 @@ def test_an_archived_product_leaves_the_store_and_its_order_still_opens(admin: P
     expect(archived).to_have_count(0)
     open_page(admin, f"/product/{tee.product_id}")
     expect(admin.get_by_role("heading", name=tee.name)).to_be_visible()
+    # Off the storefront again, so the shared store's later tests see the demo listing only.
+    _take_off_storefront(admin, tee.name)
