@@ -247,6 +247,9 @@ def place_order(
     if existing is not None:
         return _replay(session, existing, request, fingerprint, access_token)
     if limiter is not None:
+        # The lookup's connection goes back to the pool before the limiter takes one of its own: a
+        # request holding two at once let a rush of checkouts take every pooled connection and wait.
+        session.rollback()
         limiter.check(order_limit_key(client))
 
     lines, totals = _priced(session, request)
