@@ -127,3 +127,8 @@ def describe(code: DiscountCode) -> str:
     if code.kind == AMOUNT:
         return f"{format_usd(code.amount_cents)} off"
     return "Free shipping"
+
+
+def describe_applied(code: str, discount: int, free_shipping: bool) -> str:
+    """What the field says of an applied code: 'SAVE10 · -$2.50' or 'SHIPFREE · Free shipping'."""
+    return f"{code} · {'Free shipping' if free_shipping else format_usd(-discount)}"
