@@ -11,7 +11,9 @@ def discount_field(where: str) -> rx.Component:
     """The field, its Apply button, the applied code with Remove, and why a code does not apply.
     In no form: Enter applies the code and never places the order."""
     return rx.vstack(
-        rx.text("Discount code", as_="label", size="2", weight="medium", html_for=f"discount-code-{where}"),
+        rx.el.label(
+            "Discount code", html_for=f"discount-code-{where}", class_name="rt-Text rt-r-size-2 rt-r-weight-medium"
+        ),
         rx.hstack(
             rx.input(
                 id=f"discount-code-{where}",
