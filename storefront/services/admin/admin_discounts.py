@@ -64,7 +64,7 @@ def _row(code: DiscountCode, used: CodeUsage) -> dict[str, Any]:
 def _cursor(value: str | None) -> int | None:
     if value is None or value == "":
         return None
-    if not value.isdigit() or len(value) > 18:
+    if not value.isascii() or not value.isdigit() or len(value) > 18:
         raise ValidationError(INVALID_CURSOR, {"cursor": INVALID_CURSOR})
     return int(value)
 

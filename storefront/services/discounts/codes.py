@@ -45,6 +45,7 @@ DISCOUNT_NOT_FOUND = "Discount not found"
 FORM_INVALID = "Please correct the highlighted fields."
 
 _CODE = re.compile(r"^[A-Za-z0-9_-]{2,40}$")
+_DIGITS = re.compile(r"^[0-9]{1,18}$")
 MAX_LIMIT = 1_000_000
 MAX_SCOPE_VALUES = 200
 
@@ -78,7 +79,7 @@ def _whole(value: object) -> int | None:
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and _DIGITS.match(value.strip()):
         return int(value.strip())
     return None
 
