@@ -380,6 +380,7 @@ class CheckoutState(rx.State):
         self._order_number = ""
         # The paid lines leave the cart; store-catalogue lines (checked out on the store) stay.
         cart_state = await self.get_state(CartState)
+        (await self.get_state(DiscountState)).forget()
         cart_updated = cart_state._save(cart.store_lines(cart_state._lines()))
         remember = rx.call_script(f"{remember_order_script(number, _KEPT_TOKEN)}; {FORGET_ORDER_TOKEN_SCRIPT}")
         return [event for event in (remember, cart_updated) if event is not None]

@@ -108,8 +108,7 @@ class DiscountState(rx.State):
 
     @rx.event
     def remove(self) -> None:
-        self.code = self.typed = self.message = ""
-        self._clear()
+        self.forget()
 
     @rx.event
     async def requote(self, _result: Any = None) -> None:
@@ -118,6 +117,11 @@ class DiscountState(rx.State):
             await self._quote(self.code)
         else:
             self._clear()
+
+    def forget(self) -> None:
+        """The order was placed: its code is not carried to the next cart."""
+        self.code = self.typed = self.message = ""
+        self._clear()
 
     def refused(self, message: str) -> None:
         """The order refused the code (it no longer applies): the summary goes back to no discount."""

@@ -95,6 +95,8 @@ def test_the_checkout_dialog_takes_a_code_and_the_order_keeps_it(page: Page, db:
             text("SELECT discount_code, discount_cents, total_cents FROM orders WHERE number = :n"), {"n": number}
         ).one()
     assert tuple(row) == ("DIALOG-TEN", discount, total)
+    # The code went with the order: the next cart starts without it.
+    page.wait_for_function("() => !localStorage.getItem('discount-code')")
 
 
 def test_a_code_that_expires_before_the_order_is_placed_is_refused_with_the_new_total(
