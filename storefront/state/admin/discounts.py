@@ -88,6 +88,11 @@ def _save(discount_id: str, form: dict[str, Any]) -> None:
             codes.create_code(session, payload)
 
 
+def _export() -> str:
+    with session_scope() as session:
+        return admin_discounts.export_csv(session)
+
+
 def _set_active(discount_id: str, active: bool) -> None:
     with session_scope() as session:
         codes.set_active(session, discount_id, active)
@@ -137,7 +142,8 @@ class DiscountsAdminState(AdminState):
         return None
 
     @rx.event
-    def set_form_open(self, value: bool) -> None:
+    @admin_event
+    async def set_form_open(self, value: bool) -> None:
         if not self.saving:
             self.form_open = value
 
@@ -175,9 +181,4 @@ class DiscountsAdminState(AdminState):
     @rx.event(background=True)
     async def export_csv(self):
         """Download every code with its uses and revenue as CSV."""
-
-        def make() -> str:
-            with session_scope() as session:
-                return admin_discounts.export_csv(session)
-
-        return await self._download_csv(make, CSV_FILENAME)
+        return await self._download_csv(_export, CSV_FILENAME)
