@@ -131,6 +131,22 @@ def test_a_bad_form_is_refused_field_by_field_and_nothing_is_saved(
         assert session.exec(select(DiscountCode)).all() == []
 
 
+def test_staff_change_a_code_and_switch_it_off(
+    client: TestClient, admin: dict[str, str], tee: Pick
+) -> None:
+    made = _code(client, admin, code="SHIP")
+    changed = client.put(f"{DISCOUNTS}/{made['id']}", json={"code": "ship", "kind": "free_shipping"}, headers=admin)
+    assert changed.status_code == 200, changed.text
+    assert (changed.json()["discount"]["description"], changed.json()["discount"]["code"]) == ("Free shipping", "ship")
+    placed = _place(client, tee, "free-ship", "SHIP").json()["order"]
+    assert (placed["shipping"], placed["discount"], placed["total"]) == (0.0, 0.0, tee.price)
+    off = client.post(f"{DISCOUNTS}/{made['id']}/active", json={"active": False}, headers=admin)
+    assert off.status_code == 200 and off.json()["discount"]["active"] is False
+    refused = _place(client, tee, "after-off", "ship")
+    assert refused.status_code == 422 and refused.json()["error"].startswith(rules.CODE_UNKNOWN)
+    assert client.get(f"{DISCOUNTS}/999999", headers=admin).status_code == 404
+
+
 def test_discount_routes_need_the_admin_session(client: TestClient) -> None:
     assert client.get(DISCOUNTS).status_code == 401
     assert client.post(DISCOUNTS, json={"code": "FREE", "kind": "free_shipping"}).status_code == 401
