@@ -59,10 +59,10 @@ from storefront.services.platform.rate_limit import RateLimiter
 
 __all__ = [
     "BILLING_FIELD", "FORM_DEFAULTS", "KEPT_FORM_FIELDS", "MAX_KEPT_CHARS", "NO_ITEMS", "PRICE_MISMATCH",
-    "SHIPPING_FIELD", "STORE_ITEMS_REFUSED", "TOO_MANY_ITEMS", "TOO_MANY_ORDERS", "DiscountRefused",
-    "OrderLineRequest", "PlacedOrder", "PricedLine", "checkout_payload", "create_order", "is_email",
-    "kept_form_fields", "order_items", "order_limit_key", "order_limiter", "order_totals", "place_order",
-    "reprice_lines", "serialize_order", "shopper_view", "validate_order_payload",
+    "SHIPPING_FIELD", "STORE_ITEMS_REFUSED", "TOO_MANY_ITEMS", "TOO_MANY_ORDERS", "OrderLineRequest", "PlacedOrder",
+    "PricedLine", "checkout_payload", "create_order", "is_email", "kept_form_fields", "order_items", "order_limiter",
+    "order_limit_key", "order_totals", "place_order", "reprice_lines", "serialize_order", "shopper_view",
+    "validate_order_payload", "DiscountRefused",
 ]
 
 TOO_MANY_ORDERS = "Too many orders from your address this hour. Please try again later."
