@@ -96,6 +96,8 @@ class Settings(BaseSettings):
     payment_declines_per_order: int = Field(default=5, ge=1)
     #: New orders per client address and hour (the API and the checkout page alike).
     orders_per_hour: int = Field(default=10, ge=1)
+    #: Percent off of the single-use code a newsletter subscriber gets by email on confirming (0: none).
+    newsletter_welcome_percent: int = Field(default=0, ge=0, le=100)
     #: The proxies whose X-Forwarded-For header names the client (rate limits count per client
     #: address): IP addresses or networks, comma-separated, or '*' for any peer.
     trusted_proxies: str = "127.0.0.1,::1"

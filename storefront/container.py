@@ -152,7 +152,8 @@ class Services:
     def newsletter(self) -> Newsletter:
         """Sign-ups, confirmations and unsubscribes, their links signed and under PUBLIC_URL."""
         return Newsletter(
-            self.session_factory, self.link_signer, self.settings.public_url, self.clock, contact=self.mail_contact
+            self.session_factory, self.link_signer, self.settings.public_url, self.clock, contact=self.mail_contact,
+            welcome_percent=self.settings.newsletter_welcome_percent,
         )
 
     def mail_outbox(self) -> MailOutbox:

@@ -210,6 +210,12 @@ class Order(SQLModel, table=True):
     #: Signed into the links of the order's emails; staff revoking them moves it on, so every link
     #: sent before opens nothing (0: links signed over the number alone, as before revocation existed).
     link_generation: int = Field(default=0)
+    #: The discount code the order was placed with (as staff wrote it), what it took off the
+    #: subtotal, and whether the order holds one of the code's uses (given back once, on cancel).
+    discount_id: int | None = Field(default=None, index=True)
+    discount_code: str | None = Field(default=None, max_length=40)
+    discount_cents: int = Field(default=0)
+    discount_claimed: bool = Field(default=False)
 
     created_at: datetime = Field(default_factory=utcnow, index=True)
     updated_at: datetime = Field(default_factory=utcnow)
@@ -425,3 +431,48 @@ class StorePage(SQLModel, table=True):
     slug: str = Field(primary_key=True, max_length=32)
     markdown: str = Field(sa_column=Column(Text, nullable=False))
     updated_at: datetime = Field(default_factory=utcnow)
+
+
+# --- Discounts ------------------------------------------------------------------------------------
+
+
+class DiscountCode(SQLModel, table=True):
+    """A discount code staff made: what it takes off, when and for whom, and how often it was used."""
+
+    __tablename__ = "discount_code"
+
+    id: int | None = Field(default=None, primary_key=True)
+    #: The code as staff wrote it, and upper-cased: codes are matched without regard to case.
+    code: str = Field(max_length=40)
+    code_key: str = Field(max_length=40, unique=True)
+    #: services.discounts.rules: 'percent', 'amount' or 'free_shipping'.
+    kind: str = Field(max_length=16)
+    percent: int = Field(default=0)
+    amount_cents: int = Field(default=0)
+    starts_at: datetime | None = Field(default=None)
+    ends_at: datetime | None = Field(default=None)
+    min_subtotal_cents: int = Field(default=0)
+    usage_limit: int | None = Field(default=None)
+    per_customer_limit: int | None = Field(default=None)
+    #: 'all', 'collections' or 'products', with the collection keys or product ids as a JSON list.
+    scope: str = Field(default="all", max_length=16)
+    scope_values_json: str = Field(default="[]", sa_column=Column(Text, nullable=False, default="[]"))
+    active: bool = Field(default=True)
+    #: Uses held by orders (claimed with a compare-and-set, given back when an order is cancelled).
+    used_count: int = Field(default=0)
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class DiscountEmailUse(SQLModel, table=True):
+    """How many uses of a code the orders of one email address hold (the per-customer limit)."""
+
+    __tablename__ = "discount_email_use"
+    __table_args__ = (UniqueConstraint("discount_id", "email_key"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    discount_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("discount_code.id", ondelete="CASCADE"), nullable=False)
+    )
+    email_key: str = Field(max_length=254)
+    used_count: int = Field(default=0)

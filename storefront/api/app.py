@@ -29,7 +29,12 @@ from storefront.api import (
     uploads,
     webhooks,
 )
-from storefront.api.admin import orders as admin_orders, products as admin_products, session as admin
+from storefront.api.admin import (
+    discounts as admin_discounts,
+    orders as admin_orders,
+    products as admin_products,
+    session as admin,
+)
 from storefront.api.admin.session import ADMIN_TOKEN_HEADER
 from storefront.api.bodies import API_BODY_TOO_LARGE, MAX_API_BODY_BYTES
 from storefront.api.body_limit import (
@@ -191,6 +196,7 @@ def create_api(
     api.include_router(admin.router)
     api.include_router(admin.admin_router)
     api.include_router(admin_orders.router)
+    api.include_router(admin_discounts.router)
     api.include_router(admin_products.router)
     api.include_router(admin_products.public_router)
     api.include_router(events.router)

@@ -79,6 +79,11 @@ class OrderRequest(_Open):
     tax: Number = None
     total: Number = None
     idempotencyKey: Text = Field(None, description="Or the Idempotency-Key header")
+    discountCode: Text = Field(
+        None,
+        description="A discount code (any case). The server prices it and checks it again here: one that no "
+        "longer applies is refused (422, details.discountCode) with the order's total without it",
+    )
 
 
 class OrderItemView(_Open):
@@ -102,6 +107,8 @@ class ShopperOrder(_Open):
     shipping: float
     tax: float
     total: float
+    discount: float = Field(0, description="What the order's discount code took off the subtotal")
+    discountCode: str | None = None
     status: str
     paymentStatus: str
     createdAt: str

@@ -3,10 +3,12 @@
 import reflex as rx
 
 from storefront.components import styles
+from storefront.components.discount_field import discount_field, discount_row, shipping_amount, total_amount
 from storefront.services.orders.ship_to import US, all_countries, us_states
 from storefront.services.platform.store_routes import BY_SLUG, PRIVACY, REFUNDS, SHIPPING, TERMS, StorePageRoute
 from storefront.state.cart import CartState
 from storefront.state.checkout import PAYMENT_ELEMENT_ID, CheckoutState as S
+from storefront.state.discount import DiscountState
 
 ADDRESS_FIELDS: list[tuple[str, str, str]] = [
     ("first_name", "First name", "given-name"),
@@ -182,9 +184,12 @@ def summary() -> rx.Component:
             ),
         ),
         rx.hstack(rx.text("Subtotal"), rx.text(CartState.subtotal), justify="between", width="100%"),
-        rx.hstack(rx.text("Shipping"), rx.text(CartState.shipping), justify="between", width="100%"),
+        discount_row(
+            rx.hstack(rx.text("Discount"), rx.text(DiscountState.discount), justify="between", width="100%")
+        ),
+        rx.hstack(rx.text("Shipping"), rx.text(shipping_amount()), justify="between", width="100%"),
         rx.hstack(
-            rx.text("Total", weight="bold"), rx.text(CartState.total, weight="bold"), justify="between", width="100%"
+            rx.text("Total", weight="bold"), rx.text(total_amount(), weight="bold"), justify="between", width="100%"
         ),
     )
 
@@ -236,10 +241,21 @@ def agreement() -> rx.Component:
 
 
 def checkout_form() -> rx.Component:
+    # The summary and the discount field stand above the form: Enter in the field applies the code
+    # and never submits the order.
+    return rx.vstack(
+        summary(),
+        discount_field("dialog"),
+        rx.divider(),
+        order_form(),
+        spacing="4",
+        width="100%",
+    )
+
+
+def order_form() -> rx.Component:
     return rx.form(
         rx.vstack(
-            summary(),
-            rx.divider(),
             section(
                 "Customer Information",
                 text_field("customerEmail", "Email", type_="email", autocomplete="email"),
@@ -266,7 +282,7 @@ def checkout_form() -> rx.Component:
             ),
             agreement(),
             rx.button(
-                rx.cond(S.submitting, "Processing...", "Place Order - " + CartState.total),
+                rx.cond(S.submitting, "Processing...", "Place Order - " + total_amount()),
                 type="submit",
                 size="3",
                 width="100%",

@@ -4,11 +4,13 @@ import reflex as rx
 
 from storefront.components import styles
 from storefront.components.checkout_form import checkout_dialog
+from storefront.components.discount_field import discount_field, discount_row, shipping_amount, total_amount
 from storefront.components.empty_state import empty_state
 from storefront.components.layout import public_page
 from storefront.components.product_card import product_image
 from storefront.services.orders.cart import CART_STORAGE_KEY
 from storefront.state.cart import CartState
+from storefront.state.discount import DiscountState
 
 
 def stepper_button(
@@ -78,9 +80,11 @@ def order_summary() -> rx.Component:
         rx.vstack(
             rx.heading("Order Summary", as_="h2", size="5"),
             summary_row("Subtotal", CartState.subtotal),
-            summary_row("Shipping", CartState.shipping),
+            discount_row(summary_row("Discount", DiscountState.discount)),
+            summary_row("Shipping", shipping_amount()),
             rx.divider(),
-            summary_row("Total", CartState.total, strong=True),
+            summary_row("Total", total_amount(), strong=True),
+            discount_field("cart"),
             checkout_dialog(),
             rx.text("Free shipping on orders over $100", color=styles.MUTED, size="2"),
             spacing="3",
@@ -172,7 +176,7 @@ def stored_cart_view() -> rx.Component:
     )
 
 
-@public_page(route="/cart", on_load=CartState.refresh_prices)
+@public_page(route="/cart", on_load=[CartState.refresh_prices, DiscountState.requote])
 def cart_page() -> rx.Component:
     return rx.vstack(
         rx.heading("Shopping Cart", as_="h1", size="8"),

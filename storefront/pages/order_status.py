@@ -135,6 +135,7 @@ def order_card() -> rx.Component:
             rx.vstack(rx.foreach(order["items"], order_line), spacing="3", width="100%"),
             rx.divider(),
             summary_row("Subtotal", order["subtotal"]),
+            rx.cond(order["discount"] != "", summary_row("Discount", order["discount"])),
             summary_row("Shipping", order["shipping"]),
             summary_row("Total", order["total"], strong=True),
             rx.cond(order["refunded"] != "", summary_row("Refunded", order["refunded"])),

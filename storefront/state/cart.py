@@ -28,6 +28,7 @@ from storefront.services.shopify.catalogue import (
 )
 from storefront.services.shopify.graphql import set_buyer_ip
 from storefront.services.shopify.health import StoreHealth
+from storefront.state.discount import DiscountState
 from storefront.wiring import services, session_scope
 
 ADDED_TITLE = "Added to cart"
@@ -48,8 +49,11 @@ STORE_UNREACHABLE = "Could not reach the store. Please try again later."
 STORE_NAME_FALLBACK = "the store"
 #: The window event fired each time the stored cart changes (spec section 4: after a placed order).
 CART_UPDATED_EVENT = "cart-updated"
-# An event sent after the state update, so a listener already reads the new cart in local storage.
-_CART_UPDATED = rx.call_script(f"window.dispatchEvent(new Event('{CART_UPDATED_EVENT}'))")
+# An event sent after the state update, so a listener already reads the new cart in local storage;
+# then the server prices the applied discount code on the new cart.
+_CART_UPDATED = rx.call_script(
+    f"window.dispatchEvent(new Event('{CART_UPDATED_EVENT}'))", callback=DiscountState.requote
+)
 
 
 def store_catalogue(client_ip: str = "") -> StoreCatalogue:

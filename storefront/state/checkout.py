@@ -31,6 +31,7 @@ from storefront.services.orders.statuses import PaymentStatus
 from storefront.services.payments.gateway import CARD_FIELDS
 from storefront.services.platform.errors import ServiceError, ValidationError
 from storefront.state.cart import CartState
+from storefront.state.discount import DiscountState
 from storefront.state.order_status import (
     FORGET_ORDER_TOKEN_SCRIPT,
     KEPT_TOKEN,
@@ -230,6 +231,8 @@ class CheckoutState(rx.State):
         if settings.uses_stripe:
             lines = (await self.get_state(CartState))._lines()
             total = cart.cart_totals([line for line in lines if line.source == cart.SOURCE_OURS]).total_cents
+            discount = await self.get_state(DiscountState)
+            total = discount.total_cents if discount.applied else total
             events.append(
                 rx.call_script(
                     checkout_call(
@@ -265,6 +268,9 @@ class CheckoutState(rx.State):
         self.submitting = True
         self._keep_typed(form)
         self._payload = checkout.checkout_payload(form, lines, self.same_as_shipping)
+        discount = await self.get_state(DiscountState)
+        if discount.applied and discount.code:
+            self._payload["discountCode"] = discount.code  # priced and checked again by the server
         try:
             checkout.validate_order_payload(self._payload, services().settings.ship_to)
             self.field_errors = {}
@@ -291,7 +297,10 @@ class CheckoutState(rx.State):
             placed = await asyncio.to_thread(_place_order, self._payload, self._idempotency_key, kept_token, client)
         except ServiceError as error:
             self.submitting = False
-            if isinstance(error, ValidationError) and error.field_errors:
+            if isinstance(error, checkout.DiscountRefused):
+                # The code stopped applying: the summary shows the total without it before any charge.
+                (await self.get_state(DiscountState)).refused(error.message)
+            elif isinstance(error, ValidationError) and error.field_errors:
                 self.field_errors = dict(error.field_errors)
             return rx.toast.error(CHECKOUT_FAILED, description=error.message)
         except Exception:
@@ -371,6 +380,7 @@ class CheckoutState(rx.State):
         self._order_number = ""
         # The paid lines leave the cart; store-catalogue lines (checked out on the store) stay.
         cart_state = await self.get_state(CartState)
+        (await self.get_state(DiscountState)).forget()
         cart_updated = cart_state._save(cart.store_lines(cart_state._lines()))
         remember = rx.call_script(f"{remember_order_script(number, _KEPT_TOKEN)}; {FORGET_ORDER_TOKEN_SCRIPT}")
         return [event for event in (remember, cart_updated) if event is not None]

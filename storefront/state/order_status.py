@@ -64,6 +64,8 @@ class OrderCard(TypedDict):
     status: str
     payment: str
     subtotal: str
+    #: "-$5.00" for an order placed with a discount code, else "".
+    discount: str
     shipping: str
     total: str
     items: list[OrderLine]
@@ -104,6 +106,7 @@ def order_card(order: GuestOrder) -> OrderCard:
         status=customer.label if customer else view["statusLabel"],
         payment=view["paymentStatusLabel"],
         subtotal=format_usd(order.subtotal_cents),
+        discount=format_usd(-order.discount_cents) if order.discount_cents else "",
         shipping=format_usd(order.shipping_cents),
         total=format_usd(order.total_cents),
         items=[

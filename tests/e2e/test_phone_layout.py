@@ -11,7 +11,7 @@ from playwright.sync_api import Locator, Page, expect
 from tests.e2e.admin import open_tab, sign_in
 from tests.e2e.browser import open_page
 
-DASHBOARD_TABS = ["Product Editor", "Categories", "Orders", "Events", "Sync & Pricing"]
+DASHBOARD_TABS = ["Product Editor", "Categories", "Orders", "Events", "Sync & Pricing", "Discounts"]
 PRODUCTS_PAGE_TABS = ["Create Product", "Publish Product"]
 SHORT_PAGES = ["/order-status", "/no-such-page"]
 #: The fixtures of a phone (390x844, touch) and a desktop (1280x900) browser.

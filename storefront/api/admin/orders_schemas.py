@@ -21,6 +21,8 @@ class AdminOrder(_Open):
     shipping: float | None = None
     tax: float | None = None
     total: float | None = None
+    discount: float | None = Field(None, description="What the order's discount code took off the subtotal")
+    discountCode: str | None = None
     status: str | None = None
     paymentStatus: str | None = None
     printifyStatus: str | None = None

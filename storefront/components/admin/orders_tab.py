@@ -290,6 +290,7 @@ def details_grid() -> rx.Component:
         section_card(
             rx.heading("Order Summary", as_="h4", size="3"),
             field("Subtotal", detail["subtotal"]),
+            rx.cond(detail["discount"] != "", field("Discount", detail["discount"], data_testid="detail-discount")),
             field("Shipping", detail["shipping"]),
             field("Tax", detail["tax"]),
             rx.separator(size="4"),

@@ -1,8 +1,9 @@
-"""/admin/dashboard: 'Product Manager' with Logout and the five back-office tabs."""
+"""/admin/dashboard: 'Product Manager' with Logout and the back-office tabs."""
 
 import reflex as rx
 
 from storefront.components.admin.categories_tab import categories_tab
+from storefront.components.admin.discounts_tab import discounts_tab
 from storefront.components.admin.events_tab import events_tab
 from storefront.components.admin.layout import admin_layout, content_box, tab_list
 from storefront.components.admin.orders_tab import orders_tab
@@ -18,6 +19,7 @@ TABS: list[tuple[str, str, str, str]] = [
     ("orders", "Orders", "Orders", "shopping-bag"),
     ("events", "Events", "Events", "calendar"),
     ("sync", "Sync & Pricing", "Sync", "refresh-cw"),
+    ("discounts", "Discounts", "Discounts", "ticket-percent"),
 ]
 
 
@@ -57,6 +59,7 @@ def admin_dashboard() -> rx.Component:
                 rx.tabs.content(orders_tab(), value="orders", padding_top="1.5rem"),
                 rx.tabs.content(events_tab(), value="events", padding_top="1.5rem"),
                 rx.tabs.content(sync_pricing_tab(), value="sync", padding_top="1.5rem"),
+                rx.tabs.content(discounts_tab(), value="discounts", padding_top="1.5rem"),
                 default_value="editor",
                 width="100%",
             ),

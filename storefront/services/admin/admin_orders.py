@@ -50,6 +50,8 @@ CSV_HEADER = (
     "Needs Attention",
     "Refunded",
     "Net",
+    "Discount Code",
+    "Discount",
 )
 _EXPORT_BATCH = 500
 
@@ -346,6 +348,8 @@ def csv_row(order: Order) -> list[str]:
         csv_safe(order.attention_reason),
         f"{cents_to_dollars(order.refunded_cents):.2f}",
         f"{cents_to_dollars(order.total_cents - order.refunded_cents):.2f}",
+        csv_safe(order.discount_code),
+        f"{cents_to_dollars(order.discount_cents):.2f}",
     ]
 
 

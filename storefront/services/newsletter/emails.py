@@ -49,3 +49,27 @@ def confirmation_mail(
         key=key,
         list_unsubscribe=one_click_url or None,
     )
+
+
+WELCOME_KIND = "newsletter-welcome"
+WELCOME_SUBJECT = "Welcome! Here is {percent}% off your next order"
+
+
+def welcome_mail(
+    email: str, code: str, percent: int, ends: str, shop_url: str, unsubscribe_url: str, key: str,
+    one_click_url: str = "", contact: Contact | None = None,
+) -> Mail:
+    """A confirmed subscriber's welcome: its single-use discount code, and the newsletter's footer."""
+    values = {
+        "email": email, "code": code, "percent": percent, "ends": ends, "shop_url": shop_url,
+        "unsubscribe_url": unsubscribe_url, "contact": contact or Contact(),
+    }
+    return Mail(
+        kind=WELCOME_KIND,
+        recipient=email,
+        subject=WELCOME_SUBJECT.format(percent=percent),
+        text=render("welcome.txt", **values),
+        html=render("welcome.html", **values),
+        key=key,
+        list_unsubscribe=one_click_url or None,
+    )

@@ -20,9 +20,10 @@ from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select
 
 from storefront.models import NewsletterSubscriber, utcnow
+from storefront.services.discounts.welcome import welcome_code
 from storefront.services.mail.outbox import queue_mail
 from storefront.services.mail.templates import Contact
-from storefront.services.newsletter.emails import confirmation_mail
+from storefront.services.newsletter.emails import confirmation_mail, welcome_mail
 from storefront.services.platform.csv_cells import csv_safe, csv_text
 from storefront.services.platform.errors import ValidationError
 from storefront.services.platform.rate_limit import RateLimiter, dialect_insert
@@ -157,17 +158,64 @@ def subscribe(
     return queue_mail(session, mail, now=now)
 
 
-def confirm(session: Session, email: str, signature: str, signer: LinkSigner, now: datetime) -> None:
+def confirm(session: Session, email: str, signature: str, signer: LinkSigner, now: datetime) -> bool:
     """Confirm the address a confirm link names; ValidationError(CONFIRM_REFUSED) for a forged
-    or expired link. The caller commits."""
+    or expired link. The caller commits. True the first time the address is ever confirmed (a
+    compare-and-set on its row, so two clicks on the link count once)."""
     if not signer.verify(CONFIRM_PURPOSE, email, signature, now):
         raise ValidationError(CONFIRM_REFUSED)
     subscriber = _find(session, email)
     if subscriber is None:  # only signed for an address that signed up; kept again if it went
         subscriber = NewsletterSubscriber(email=email, created_at=now)
+        session.add(subscriber)
+        session.flush()
+    first = (
+        session.exec(
+            update(NewsletterSubscriber)
+            .where(col(NewsletterSubscriber.id) == subscriber.id, col(NewsletterSubscriber.confirmed_at).is_(None))
+            .values(confirmed_at=now, unsubscribed_at=None)
+            .execution_options(synchronize_session=False)
+        ).rowcount
+        == 1
+    )
+    session.refresh(subscriber)
     if not subscribed(subscriber):
         subscriber.confirmed_at, subscriber.unsubscribed_at = now, None
     session.add(subscriber)
+    return first
+
+
+def welcome_key(subscriber_id: int) -> str:
+    """The welcome message's key: one per subscriber, ever."""
+    return f"newsletter-welcome-{subscriber_id}"
+
+
+def send_welcome(
+    session: Session, email: str, percent: int, signer: LinkSigner, public_url: str, now: datetime,
+    contact: Contact | None = None,
+) -> bool:
+    """Make the address's single-use welcome code and queue its email, in the caller's transaction
+    (False, with no code kept by the caller's commit, when its welcome was queued before)."""
+    subscriber = _find(session, email)
+    assert subscriber is not None and subscriber.id is not None
+    code = welcome_code(session, percent, now)
+    assert code.ends_at is not None
+    ends = code.ends_at.astimezone(UTC)
+    mail = welcome_mail(
+        email,
+        code.code,
+        percent,
+        f"{ends:%B} {ends.day}, {ends.year}",
+        public_url.rstrip("/") + "/products",
+        unsubscribe_link(signer, public_url, email),
+        welcome_key(subscriber.id),
+        one_click_unsubscribe_link(signer, public_url, email),
+        contact or Contact(),
+    )
+    if not queue_mail(session, mail, now=now):
+        session.delete(code)
+        return False
+    return True
 
 
 def unsubscribe(session: Session, email: str, signature: str, signer: LinkSigner, now: datetime) -> None:
@@ -228,8 +276,11 @@ class Newsletter:
         public_url: str,
         clock: Clock = utcnow,
         contact: Contact | None = None,
+        welcome_percent: int = 0,
     ) -> None:
         self._contact = contact or Contact()
+        #: NEWSLETTER_WELCOME_PERCENT: a confirmed subscriber's single-use code (0: none).
+        self._welcome_percent = welcome_percent
         self._session_factory = session_factory
         self._signer = signer
         self._public_url = public_url
@@ -247,8 +298,13 @@ class Newsletter:
         return THANKS
 
     def confirm(self, email: str, signature: str) -> str:
+        """Confirm the address; the first time, with NEWSLETTER_WELCOME_PERCENT set, its welcome
+        code is made and emailed in the same transaction."""
         with self._session_factory() as session:
-            confirm(session, email, signature, self._signer, self._clock())
+            now = self._clock()
+            first = confirm(session, email, signature, self._signer, now)
+            if first and self._welcome_percent > 0:
+                send_welcome(session, email, self._welcome_percent, self._signer, self._public_url, now, self._contact)
             session.commit()
         return CONFIRMED
 

@@ -83,6 +83,8 @@ class Totals:
     shipping_cents: int
     tax_cents: int
     total_cents: int
+    #: What a discount code took off the subtotal.
+    discount_cents: int = 0
 
 
 def parse_quantity(value: object) -> int | None:
@@ -191,10 +193,12 @@ def shipping_cents(subtotal_cents: int) -> int:
     return 0 if subtotal_cents > FREE_SHIPPING_OVER_CENTS else SHIPPING_CENTS
 
 
-def totals_for(subtotal: int) -> Totals:
-    """The one rule for an order's totals: shipping free over $100, tax 0, total the sum."""
-    shipping = shipping_cents(subtotal)
-    return Totals(subtotal, shipping, TAX_CENTS, subtotal + shipping + TAX_CENTS)
+def totals_for(subtotal: int, discount: int = 0, free_shipping: bool = False) -> Totals:
+    """The one rule for an order's totals: a discount off the subtotal, shipping free over $100 of
+    the subtotal after the discount (or by a free-shipping code), tax 0, total the sum."""
+    discount = min(max(discount, 0), subtotal)
+    shipping = 0 if free_shipping else shipping_cents(subtotal - discount)
+    return Totals(subtotal, shipping, TAX_CENTS, subtotal - discount + shipping + TAX_CENTS, discount)
 
 
 def cart_totals(lines: Iterable[CartLine]) -> Totals:

@@ -21,13 +21,20 @@ from sqlmodel import Session, col, delete, select, update
 
 from storefront.models import Order, OrderItem, utcnow
 from storefront.services.orders import order_access
-from storefront.services.orders.cart import Totals
 from storefront.services.orders.checkout_form import (
     FORM_DEFAULTS,
     KEPT_FORM_FIELDS,
     MAX_KEPT_CHARS,
     checkout_payload,
     kept_form_fields,
+)
+from storefront.services.orders.order_discounts import (
+    DiscountedTotals,
+    DiscountRefused,
+    HeldUse,
+    claim_use,
+    discounted_totals,
+    reclaim_use,
 )
 from storefront.services.orders.order_request import (
     BILLING_FIELD,
@@ -55,7 +62,7 @@ __all__ = [
     "SHIPPING_FIELD", "STORE_ITEMS_REFUSED", "TOO_MANY_ITEMS", "TOO_MANY_ORDERS", "OrderLineRequest", "PlacedOrder",
     "PricedLine", "checkout_payload", "create_order", "is_email", "kept_form_fields", "order_items", "order_limiter",
     "order_limit_key", "order_totals", "place_order", "reprice_lines", "serialize_order", "shopper_view",
-    "validate_order_payload",
+    "validate_order_payload", "DiscountRefused",
 ]
 
 TOO_MANY_ORDERS = "Too many orders from your address this hour. Please try again later."
@@ -111,17 +118,22 @@ def _billing_json(address: Address | None) -> str | None:
     return json.dumps(asdict(address), sort_keys=True) if address is not None else None
 
 
-def _priced(session: Session, request: OrderRequest) -> tuple[list[PricedLine], Totals]:
-    """The request's lines repriced from the catalogue, and the order's totals."""
+def _priced(
+    session: Session, request: OrderRequest, *, holding: int | None = None
+) -> tuple[list[PricedLine], DiscountedTotals]:
+    """The request's lines repriced from the catalogue, and the order's totals with its discount code
+    (DiscountRefused when the code does not apply; `holding`: the code the order holds a use of)."""
     check_browser_subtotal(request.items, request.subtotal_cents)
     lines = reprice_lines(session, request.items)
-    return lines, order_totals(lines)
+    return lines, discounted_totals(session, request, lines, order_totals(lines), utcnow(), holding=holding)
 
 
-def _order_fields(request: OrderRequest, totals: Totals) -> dict[str, Any]:
+def _order_fields(request: OrderRequest, priced: DiscountedTotals) -> dict[str, Any]:
     """The order's columns that come from the shopper's request."""
     shipping = request.shipping
+    totals = priced.totals
     return {
+        **priced.order_fields(),
         "customer_email": request.customer_email,
         "customer_name": request.customer_name,
         "customer_phone": request.customer_phone,
@@ -166,7 +178,8 @@ def _amend(session: Session, order: Order, request: OrderRequest, fingerprint: s
     """
     if order.payment_status not in PAYABLE or order.status != OrderStatus.PENDING:
         raise ConflictError(ORDER_LOCKED)
-    lines, totals = _priced(session, request)
+    held = HeldUse.of(order)
+    lines, totals = _priced(session, request, holding=held.holding)
     changed = session.exec(
         update(Order)
         .where(
@@ -180,6 +193,7 @@ def _amend(session: Session, order: Order, request: OrderRequest, fingerprint: s
         session.rollback()
         raise ConflictError(ORDER_LOCKED)
     assert order.id is not None
+    reclaim_use(session, held, request.customer_email, totals)
     session.execute(delete(OrderItem).where(col(OrderItem.order_id) == order.id))
     _add_items(session, order.id, lines)
     session.commit()
@@ -233,6 +247,9 @@ def place_order(
     if existing is not None:
         return _replay(session, existing, request, fingerprint, access_token)
     if limiter is not None:
+        # The lookup's connection goes back to the pool before the limiter takes one of its own: a
+        # request holding two at once let a rush of checkouts take every pooled connection and wait.
+        session.rollback()
         limiter.check(order_limit_key(client))
 
     lines, totals = _priced(session, request)
@@ -256,6 +273,8 @@ def place_order(
         assert order.id is not None
         order.number = format_order_number(order.id)
         _add_items(session, order.id, lines)
+        # The code's use is claimed with the order, in its transaction: both are saved, or neither.
+        claim_use(session, order.id, request.customer_email, totals)
         session.commit()
     except IntegrityError:
         # A parallel request with the same key won the race: answer as a retry of it.

@@ -25,6 +25,7 @@ from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, update
 
 from storefront.models import Order
+from storefront.services.discounts import claims
 from storefront.services.orders import order_emails, order_history
 from storefront.services.orders.order_emails import OrderEmails
 from storefront.services.orders.statuses import PAYABLE, UNPAID, WAS_PAID, OrderStatus, PaymentStatus
@@ -214,6 +215,8 @@ def move(
     done = session.exec(update(Order).where(*conditions).values(**changes)).rowcount
     if done != 1:
         return False
+    if rule.status == OrderStatus.CANCELLED:
+        claims.release_order(session, order)  # a cancelled or expired order gives its code's use back
     action = rule.history if history is True else (history or None)
     if action is not None:
         order_history.record(session, order.id, actor, action, detail, at=now)

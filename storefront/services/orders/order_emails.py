@@ -182,6 +182,8 @@ class OrderEmails:
                     for item in items
                 ],
                 subtotal=format_usd(order.subtotal_cents),
+                discount=format_usd(-order.discount_cents) if order.discount_cents else "",
+                discount_code=order.discount_code or "",
                 shipping=format_usd(order.shipping_cents),
                 tax=format_usd(order.tax_cents) if order.tax_cents else "",
                 address=shipping_address(order),

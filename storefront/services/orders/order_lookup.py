@@ -127,6 +127,9 @@ class GuestOrder:
     refunded_cents: int = 0
     email: str = ""
     address: tuple[str, ...] = field(default=())
+    #: What the order's discount code took off the subtotal, and the code.
+    discount_cents: int = 0
+    discount_code: str = ""
 
 
 def guest_order(session: Session, order: Order, *, contact: bool = False) -> GuestOrder:
@@ -146,6 +149,8 @@ def guest_order(session: Session, order: Order, *, contact: bool = False) -> Gue
         refunded_cents=order.refunded_cents,
         email=order.customer_email.strip() if contact else "",
         address=tuple(shipping_address(order)) if contact else (),
+        discount_cents=order.discount_cents,
+        discount_code=order.discount_code or "",
     )
 
 

@@ -5,6 +5,7 @@ takes its amounts from here, and pages format the same cents with format_usd, ne
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 from storefront.models import Order
 from storefront.services.platform.money import cents_to_dollars
@@ -19,7 +20,10 @@ def dollars(cents: int) -> float:
     return float(cents_to_dollars(cents).quantize(_CENT))
 
 
-def order_money(order: Order) -> dict[str, float]:
-    """The order's subtotal, shipping, tax and total in dollars."""
+def order_money(order: Order) -> dict[str, Any]:
+    """The order's subtotal, shipping, tax and total in dollars, with its discount (the amount its
+    code took off the subtotal, and the code; 0 and None without one)."""
     cents = (order.subtotal_cents, order.shipping_cents, order.tax_cents, order.total_cents)
-    return {name: dollars(amount) for name, amount in zip(TOTALS, cents, strict=True)}
+    money: dict[str, Any] = {name: dollars(amount) for name, amount in zip(TOTALS, cents, strict=True)}
+    money.update(discount=dollars(order.discount_cents), discountCode=order.discount_code)
+    return money

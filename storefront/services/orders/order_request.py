@@ -49,6 +49,8 @@ QUANTITY_INVALID = f"Quantity must be a whole number from {MIN_LINE_QUANTITY} to
 PRICE_REQUIRED = "Price is required"
 PRICE_INVALID = "Price must be a number"
 SUBTOTAL_REQUIRED = "Subtotal is required"
+DISCOUNT_CODE_INVALID = "This discount code is not valid."
+DISCOUNT_FIELD = "discountCode"
 TOO_MANY_ITEMS = "Too many items in cart"
 STORE_ITEMS_REFUSED = (
     "Items from the store catalogue are checked out on the store itself: use its Checkout button in your cart."
@@ -102,6 +104,8 @@ class OrderRequest:
     billing: Address | None
     items: tuple[OrderLineRequest, ...]
     subtotal_cents: int
+    #: The discount code the shopper applied, as typed ("" for none); the server prices it.
+    discount_code: str = ""
 
     def fingerprint(self) -> str:
         """SHA-256 of the request, to tell a retry from a different order under the same key."""
@@ -271,6 +275,10 @@ def validate_order_payload(payload: Mapping[str, Any], ship_to: Sequence[str] = 
     if subtotal_cents is None and "items" not in errors:
         errors["subtotal"] = SUBTOTAL_REQUIRED if subtotal is None or subtotal == "" else PRICE_INVALID
 
+    discount_code = payload.get(DISCOUNT_FIELD)
+    if discount_code is not None and (not isinstance(discount_code, str) or len(discount_code.strip()) > 40):
+        errors[DISCOUNT_FIELD] = DISCOUNT_CODE_INVALID
+
     if errors:
         # An empty cart is the message the shopper needs first, then a store-catalogue line (the
         # shopper has to check it out elsewhere); otherwise the first field's.
@@ -291,4 +299,5 @@ def validate_order_payload(payload: Mapping[str, Any], ship_to: Sequence[str] = 
         billing=billing,
         items=tuple(items),
         subtotal_cents=subtotal_cents,
+        discount_code=_text(discount_code),
     )

@@ -123,12 +123,21 @@ def amount_to_refund(session: Session, order: Order, request: RefundRequest) -> 
         amount, lines_json = request.amount_cents, None
     else:
         amount, lines_json = (
-            _lines_amount(session, order.id, request.lines),
+            discounted_share(order, _lines_amount(session, order.id, request.lines)),
             json.dumps([list(line) for line in request.lines]),
         )
     if amount > left:
         raise ConflictError(MORE_THAN_PAID.format(left=format_usd(left), asked=format_usd(amount)))
     return amount, lines_json
+
+
+def discounted_share(order: Order, lines_cents: int) -> int:
+    """What lines worth `lines_cents` at their price were paid, with the order's discount spread over
+    its subtotal (rounded half up): a line of a discounted order refunds what was paid for it."""
+    if not order.discount_cents or order.subtotal_cents <= 0:
+        return lines_cents
+    paid = order.subtotal_cents - order.discount_cents
+    return (lines_cents * paid + order.subtotal_cents // 2) // order.subtotal_cents
 
 
 def _lines_amount(session: Session, order_id: int, lines: Sequence[tuple[int, int]]) -> int:

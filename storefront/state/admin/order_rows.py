@@ -63,6 +63,8 @@ class OrderDetail(TypedDict):
     customer_email: str
     customer_phone: str
     subtotal: str
+    #: "-$5.00 (SAVE5)" for an order placed with a discount code, else "".
+    discount: str
     shipping: str
     tax: str
     total: str
@@ -200,6 +202,7 @@ def to_detail(order: Order) -> OrderDetail:
         customer_email=order.customer_email,
         customer_phone=order.customer_phone or "",
         subtotal=format_usd(order.subtotal_cents),
+        discount=f"{format_usd(-order.discount_cents)} ({order.discount_code})" if order.discount_cents else "",
         shipping=format_usd(order.shipping_cents),
         tax=format_usd(order.tax_cents),
         total=format_usd(order.total_cents),

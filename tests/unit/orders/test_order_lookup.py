@@ -240,6 +240,9 @@ def test_the_page_shows_labels_money_and_the_placed_date() -> None:
         "Paid",
     )
     assert (card["subtotal"], card["shipping"], card["total"]) == ("$1,049.50", "$0.00", "$1,049.50")
+    assert card["discount"] == ""
+    discounted = order_card(GuestOrder(view, 104950, 0, 0, 99950, (4998,), discount_cents=5000, discount_code="FIFTY"))
+    assert (discounted["discount"], discounted["total"]) == ("-$50.00", "$999.50")
     assert card["items"] == [
         {"name": "Tee", "options": "Size: M · Color: Black", "quantity": 2, "line_total": "$49.98", "image_url": ""}
     ]
