@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Body, Depends, Header, Request
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 
 from storefront.api.admin.session_schemas import LoginAnswer, LoginRequest, SessionAnswer
 from storefront.api.errors import error_response
@@ -11,6 +12,7 @@ from storefront.api.orders import client_address
 from storefront.api.schemas import LoginErrorBody, Success, dump, errors
 from storefront.services.admin.auth import SignedIn
 from storefront.services.platform.errors import ServiceError
+from storefront.services.staff import roles
 
 ADMIN_TOKEN_HEADER = "x-admin-token"
 LOGIN_FAILED = "Login failed"
@@ -19,8 +21,14 @@ router = APIRouter()
 
 
 def require_admin(request: Request, token: str | None = Header(None, alias=ADMIN_TOKEN_HEADER)) -> SignedIn:
-    """The admin session of the x-admin-token header; 401 when missing, wrong, expired or revoked."""
-    return request.app.state.services.auth.verify(token)
+    """The admin session of the x-admin-token header, when its role may call this route (the
+    table in services/staff/roles.py); 401 when missing, wrong, expired or revoked, 403 for a role
+    that may not."""
+    auth = request.app.state.services.auth
+    signed_in = auth.verify(token)
+    route = request.scope.get("route")
+    path = route.path if isinstance(route, APIRoute) else request.url.path
+    return auth.authorize(signed_in, roles.route_permission(request.method, path))
 
 
 #: Every admin router is built with this, so no admin route can forget the check.
@@ -28,7 +36,7 @@ ADMIN_ONLY = [Depends(require_admin)]
 
 
 #: What every admin route may answer besides its own statuses.
-ADMIN_ERRORS = errors(401, 422)
+ADMIN_ERRORS = errors(401, 403, 422)
 
 
 @router.post(
@@ -62,6 +70,9 @@ def logout(request: Request, token: str | None = Header(None, alias=ADMIN_TOKEN_
 
 
 @admin_router.get("/api/admin/session", response_model=SessionAnswer)
-def session(signed_in: SignedIn = Depends(require_admin)) -> dict[str, str]:
-    """Who is signed in and until when."""
-    return {"username": signed_in.username, "expiresAt": signed_in.expires_at.isoformat()}
+def session(signed_in: SignedIn = Depends(require_admin)) -> dict[str, object]:
+    """Who is signed in, until when, and what their role may do."""
+    return {
+        "username": signed_in.username, "expiresAt": signed_in.expires_at.isoformat(), "role": signed_in.role,
+        "permissions": roles.permissions_of(signed_in.role),
+    }

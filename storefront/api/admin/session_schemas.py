@@ -21,3 +21,5 @@ class LoginAnswer(_Open):
 class SessionAnswer(_Open):
     username: str
     expiresAt: str
+    role: str = Field(description="owner, staff or fulfilment")
+    permissions: list[str] = Field(description="What the role may do (services/staff/roles.py)")

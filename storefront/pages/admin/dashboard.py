@@ -8,6 +8,7 @@ from storefront.components.admin.layout import admin_layout, content_box, tab_li
 from storefront.components.admin.orders_tab import orders_tab
 from storefront.components.admin.product_editor_tab import product_editor_tab
 from storefront.components.admin.sync_pricing_tab import sync_pricing_tab
+from storefront.services.staff import roles
 from storefront.state.admin.login import AdminLoginState
 from storefront.state.admin.session import AdminState
 
@@ -19,6 +20,21 @@ TABS: list[tuple[str, str, str, str]] = [
     ("events", "Events", "Events", "calendar"),
     ("sync", "Sync & Pricing", "Sync", "refresh-cw"),
 ]
+
+#: What a role needs to see each tab (the server checks every handler and route again).
+TAB_PERMISSIONS: dict[str, str] = {
+    "editor": roles.PRODUCTS,
+    "categories": roles.CATEGORIES,
+    "orders": roles.ORDERS,
+    "events": roles.EVENTS,
+    "sync": roles.SYNC,
+}
+
+
+def allowed(value: str, component: rx.Component) -> rx.Component:
+    """`component` only for a role that may use the tab `value` (a tab not in the table is shown to all)."""
+    permission = TAB_PERMISSIONS.get(value)
+    return component if permission is None else rx.cond(AdminState.permissions.contains(permission), component)
 
 
 def tab_trigger(value: str, label: str, short: str, icon: str) -> rx.Component:
@@ -51,13 +67,14 @@ def admin_dashboard() -> rx.Component:
         rx.vstack(
             dashboard_header(),
             rx.tabs.root(
-                tab_list(*[tab_trigger(*tab) for tab in TABS]),
-                rx.tabs.content(product_editor_tab(), value="editor", padding_top="1.5rem"),
-                rx.tabs.content(categories_tab(), value="categories", padding_top="1.5rem"),
-                rx.tabs.content(orders_tab(), value="orders", padding_top="1.5rem"),
-                rx.tabs.content(events_tab(), value="events", padding_top="1.5rem"),
-                rx.tabs.content(sync_pricing_tab(), value="sync", padding_top="1.5rem"),
-                default_value="editor",
+                tab_list(*[allowed(tab[0], tab_trigger(*tab)) for tab in TABS]),
+                allowed("editor", rx.tabs.content(product_editor_tab(), value="editor", padding_top="1.5rem")),
+                allowed("categories", rx.tabs.content(categories_tab(), value="categories", padding_top="1.5rem")),
+                allowed("orders", rx.tabs.content(orders_tab(), value="orders", padding_top="1.5rem")),
+                allowed("events", rx.tabs.content(events_tab(), value="events", padding_top="1.5rem")),
+                allowed("sync", rx.tabs.content(sync_pricing_tab(), value="sync", padding_top="1.5rem")),
+                # A role without the editor (fulfilment) opens on the orders.
+                default_value=rx.cond(AdminState.permissions.contains(roles.PRODUCTS), "editor", "orders"),
                 width="100%",
             ),
             spacing="5",

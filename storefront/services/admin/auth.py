@@ -1,7 +1,8 @@
-"""Admin sign-in: one admin account from the settings, server-side sessions, login throttling.
+"""Admin sign-in: staff accounts (the owner bootstrapped from the settings), server-side sessions,
+login throttling, and the one check of what a signed-in role may do (`authorize`).
 
-The password from the settings is kept only as a salted scrypt hash and compared in constant
-time. A session token is 256 random bits, handed to the browser once and stored as a SHA-256
+Passwords are kept only as Argon2id hashes (services/staff/passwords.py); a person signs in with
+their username or email. A session token is 256 random bits, handed to the browser once and stored as a SHA-256
 hash with an expiry; logging out revokes it.
 
 Sign-in attempts are counted in the database (so the limits hold across workers) before the
@@ -25,9 +26,12 @@ from datetime import datetime, timedelta
 from sqlmodel import Session, col, select, update
 
 from storefront.config import Settings
-from storefront.models import AdminSession, utcnow
-from storefront.services.platform.errors import UnauthorizedError, ValidationError
+from storefront.models import AdminSession, StaffAccount, utcnow
+from storefront.services.platform.errors import ForbiddenError, UnauthorizedError, ValidationError
 from storefront.services.platform.rate_limit import RateLimiter
+from storefront.services.staff import activity, roles
+from storefront.services.staff.accounts import ensure_owner, find_for_sign_in
+from storefront.services.staff.passwords import password_matches
 
 logger = logging.getLogger(__name__)
 
@@ -91,6 +95,14 @@ class SignedIn:
     session_id: int
     username: str
     expires_at: datetime
+    #: services.staff.roles: what this person may do.
+    role: str = roles.OWNER
+    account_id: int | None = None
+
+    @property
+    def actor(self) -> activity.Actor:
+        """Who acts, for the activity log (the address is added where the request is known)."""
+        return activity.Actor(self.username)
 
 
 TOKEN_HASH_CHARS = 64
@@ -113,7 +125,8 @@ class AdminAuth:
     ) -> None:
         self._session_factory = session_factory
         self._username = settings.admin_username
-        self._password = PasswordHash.of(settings.admin_password)
+        self._settings_password = settings.admin_password
+        self._owner_ready = False
         self._clock = clock
         self._sleep = sleep
         self.uses_default_password = settings.admin_uses_default_password
@@ -163,33 +176,45 @@ class AdminAuth:
         self._per_address.attempt(address_key)
         return username_delay(self._user_failures.count(user_key))
 
+    def _ensure_owner(self) -> None:
+        """The owner's account from the settings, made or brought in step once per process."""
+        if self._owner_ready:
+            return
+        with self._session_factory() as session:
+            ensure_owner(session, self._username, self._settings_password, self._clock())
+        self._owner_ready = True
+
     def _check(self, name: str, secret: str, client: str, keys: tuple[str, str, str]) -> str:
         """Check the credentials of a counted attempt; a session token when right."""
         pair_key, address_key, user_key = keys
-        # Both checks always run, so timing does not tell a right username from a wrong one.
-        name_ok = hmac.compare_digest(name.encode(), self._username.encode())
-        password_ok = self._password.matches(secret)
-        if not (name_ok and password_ok):
-            self._user_failures.record(user_key)
-            logger.warning("Failed admin sign-in for %r from %s", name, client or "unknown")
-            raise UnauthorizedError(INVALID_CREDENTIALS)
-        # A success is no guess: the admin may sign in from here as often as needed.
-        self._per_address_user.give_back(pair_key)
-        self._per_address.give_back(address_key)
-        token = secrets.token_urlsafe(TOKEN_BYTES)
-        now = self._clock()
+        self._ensure_owner()
         with self._session_factory() as session:
+            account = find_for_sign_in(session, name)
+            # The hash is always checked (a dummy one without an account), so timing does not tell
+            # a right username from a wrong one.
+            password_ok = password_matches(account.password_hash if account else None, secret)
+            if account is None or not password_ok or account.disabled_at is not None:
+                self._user_failures.record(user_key)
+                logger.warning("Failed admin sign-in for %r from %s", name, client or "unknown")
+                raise UnauthorizedError(INVALID_CREDENTIALS)
+            # A success is no guess: the person may sign in from here as often as needed.
+            self._per_address_user.give_back(pair_key)
+            self._per_address.give_back(address_key)
+            token = secrets.token_urlsafe(TOKEN_BYTES)
+            now = self._clock()
             session.add(
                 AdminSession(
                     token_hash=hash_token(token),
-                    username=self._username,
+                    username=account.username,
                     client=client[:64],
                     created_at=now,
                     expires_at=now + SESSION_LIFETIME,
                 )
             )
+            activity.record(session, activity.Actor(account.username, client), activity.SIGN_IN, now=now)
             session.commit()
-        logger.info("Admin %s signed in from %s", self._username, client or "unknown")
+            username = account.username
+        logger.info("Admin %s signed in from %s", username, client or "unknown")
         return token
 
     def verify(self, token: object) -> SignedIn:
@@ -202,18 +227,32 @@ class AdminAuth:
         """The session whose token hashes to `token_hash` (what the pages keep instead of the token)."""
         if len(token_hash) != TOKEN_HASH_CHARS:
             raise UnauthorizedError(SESSION_REQUIRED)
+        self._ensure_owner()
         with self._session_factory() as session:
-            row = session.exec(
-                select(AdminSession).where(
+            # The account is read with the session: a disabled or removed person's session opens nothing.
+            found = session.exec(
+                select(AdminSession, StaffAccount)
+                .join(StaffAccount, col(StaffAccount.username) == col(AdminSession.username))
+                .where(
                     col(AdminSession.token_hash) == token_hash,
                     col(AdminSession.revoked_at).is_(None),
                     col(AdminSession.expires_at) > self._clock(),
+                    col(StaffAccount.disabled_at).is_(None),
                 )
             ).first()
-        if row is None:
+        if found is None:
             raise UnauthorizedError(SESSION_REQUIRED)
+        row, account = found
         assert row.id is not None
-        return SignedIn(row.id, row.username, row.expires_at)
+        return SignedIn(row.id, row.username, row.expires_at, account.role, account.id)
+
+    @staticmethod
+    def authorize(signed_in: SignedIn, permission: str) -> SignedIn:
+        """The session, when its role may do what `permission` names; ForbiddenError otherwise.
+        The one check of roles: the API's guard and the pages' guard both call it."""
+        if not roles.allows(signed_in.role, permission):
+            raise ForbiddenError(roles.NOT_ALLOWED)
+        return signed_in
 
     def logout(self, token: object) -> None:
         """Revoke the session of this token (nothing happens for an unknown one)."""

@@ -374,11 +374,13 @@ class OrdersState(PagedAdminState, AdminState):
         return None
 
     @rx.event(background=True)
+    @admin_event
     async def confirm_refund(self, form: dict[str, Any]):
         """The refund form: the amount or lines it names, refunded once per opening of the form."""
         return await self._act(form if isinstance(form, dict) else {})
 
     @rx.event(background=True)
+    @admin_event
     async def confirm(self):
         """Refund or cancel the order in the dialog as the signed-in admin; a second click while it
         runs does nothing (and the service refunds once anyway)."""
@@ -466,6 +468,7 @@ class OrdersState(PagedAdminState, AdminState):
         )
 
     @rx.event(background=True)
+    @admin_event
     async def revoke_links(self):
         """'Revoke email links': no link to this order sent in an email opens it any more."""
         async with self:
@@ -516,6 +519,7 @@ class OrdersState(PagedAdminState, AdminState):
         return rx.toast.success(RETRY_QUEUED, description=f"Order {number} will be sent to the print provider again.")
 
     @rx.event(background=True)
+    @admin_event
     async def resolve(self, form: dict[str, Any]):
         """'Mark resolved' with its note: the order needs attention no more; the note is in its history."""
         async with self:
