@@ -27,7 +27,13 @@ from storefront.api import (
     uploads,
     webhooks,
 )
-from storefront.api.admin import orders as admin_orders, products as admin_products, session as admin, staff
+from storefront.api.admin import (
+    activity as admin_activity,
+    orders as admin_orders,
+    products as admin_products,
+    session as admin,
+    staff,
+)
 from storefront.api.bodies import API_BODY_TOO_LARGE, MAX_API_BODY_BYTES
 from storefront.api.body_limit import (
     MAX_PHOTO_UPLOAD_BYTES,
@@ -171,6 +177,7 @@ def create_api(
     api.include_router(admin.admin_router)
     api.include_router(staff.router)
     api.include_router(staff.public_router)
+    api.include_router(admin_activity.router)
     api.include_router(admin_orders.router)
     api.include_router(admin_products.router)
     api.include_router(admin_products.public_router)

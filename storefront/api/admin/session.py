@@ -13,6 +13,7 @@ from storefront.api.schemas import LoginErrorBody, Success, dump, errors
 from storefront.services.admin.auth import SignedIn
 from storefront.services.platform.errors import ServiceError
 from storefront.services.staff import roles
+from storefront.services.staff.activity import Actor
 
 ADMIN_TOKEN_HEADER = "x-admin-token"
 LOGIN_FAILED = "Login failed"
@@ -28,7 +29,14 @@ def require_admin(request: Request, token: str | None = Header(None, alias=ADMIN
     signed_in = auth.verify(token)
     route = request.scope.get("route")
     path = route.path if isinstance(route, APIRoute) else request.url.path
-    return auth.authorize(signed_in, roles.route_permission(request.method, path))
+    request.state.signed_in = auth.authorize(signed_in, roles.route_permission(request.method, path))
+    return signed_in
+
+
+def actor_of(request: Request) -> Actor:
+    """Who calls this admin route (its guard ran first) and from which address: what the activity log names."""
+    signed_in: SignedIn = request.state.signed_in
+    return Actor(signed_in.username, client_address(request))
 
 
 #: Every admin router is built with this, so no admin route can forget the check.

@@ -9,5 +9,6 @@ staff views of orders: pages, stat cards, revenue, CSV export, sending a
 refused order again (`admin_orders.py`), and admin sign-in with server-side sessions and login
 throttling (`auth.py`).
 
-May use: platform, collections, catalog, orders, printify, shopify, media.
+May use: platform, collections, catalog, orders, printify, shopify, media, staff (accounts, the
+activity log).
 """

@@ -1,3 +1,7 @@
-"""The back office's people: accounts and their passwords, roles, invitation and reset links,
-two-factor sign-in and the activity log. Uses mail (invitations) and platform; never orders or
-catalog (they call the activity log, not the other way round)."""
+"""Staff: the back office's people. Accounts and Argon2id passwords (`accounts.py`,
+`passwords.py`), roles and what each may do (`roles.py`), two-factor sign-in (`two_factor.py`)
+and the activity log (`activity.py`). The owner comes from the settings; others are invited by
+a single-use signed link.
+
+May use: platform, mail.
+"""

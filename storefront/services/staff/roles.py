@@ -53,6 +53,8 @@ ROUTE_PERMISSIONS: Final[dict[tuple[str, str], str]] = {
     ("POST", "/api/admin/staff/{account_id}/disable"): ACCOUNTS,
     ("POST", "/api/admin/staff/{account_id}/enable"): ACCOUNTS,
     ("DELETE", "/api/admin/staff/{account_id}"): ACCOUNTS,
+    ("GET", "/api/admin/activity"): ACTIVITY,
+    ("GET", "/api/admin/activity/export.csv"): ACTIVITY,
     ("GET", "/api/admin/two-factor"): SIGNED_IN,
     ("POST", "/api/admin/two-factor/enrol"): SIGNED_IN,
     ("POST", "/api/admin/two-factor/confirm"): SIGNED_IN,

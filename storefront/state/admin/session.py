@@ -29,6 +29,7 @@ from reflex.istate.proxy import StateProxy
 from storefront.services.admin.auth import MAX_TOKEN_CHARS, AdminAuth, SignedIn, hash_token
 from storefront.services.platform.errors import ForbiddenError, UnauthorizedError
 from storefront.services.staff import roles
+from storefront.services.staff.activity import Actor
 from storefront.wiring import services
 
 log = logging.getLogger(__name__)
@@ -167,6 +168,12 @@ class AdminState(rx.State):
             self.staff_username, self.staff_role = signed_in.username, signed_in.role
             self.permissions = roles.permissions_of(signed_in.role)
         return signed_in
+
+    async def _actor(self) -> Actor:
+        """Who acts in this tab and from which address (what the activity log names); read under
+        the state lock, which a background handler takes here."""
+        async with _lock_for_check(self):
+            return Actor(self.staff_username, self.router.session.client_ip or "")
 
     def _keep_session(self, token: str) -> rx.event.EventSpec:
         """Sign this tab in with a new token: its hash here, the token in the browser only."""
