@@ -1,12 +1,14 @@
-"""/admin/dashboard: 'Product Manager' with Logout and the five back-office tabs."""
+"""/admin/dashboard: 'Product Manager' with Logout and the back-office tabs the person's role may use."""
 
 import reflex as rx
 
+from storefront.components.admin.activity_tab import activity_tab
 from storefront.components.admin.categories_tab import categories_tab
 from storefront.components.admin.events_tab import events_tab
 from storefront.components.admin.layout import admin_layout, content_box, tab_list
 from storefront.components.admin.orders_tab import orders_tab
 from storefront.components.admin.product_editor_tab import product_editor_tab
+from storefront.components.admin.staff_tab import account_tab, staff_tab
 from storefront.components.admin.sync_pricing_tab import sync_pricing_tab
 from storefront.services.staff import roles
 from storefront.state.admin.login import AdminLoginState
@@ -19,6 +21,9 @@ TABS: list[tuple[str, str, str, str]] = [
     ("orders", "Orders", "Orders", "shopping-bag"),
     ("events", "Events", "Events", "calendar"),
     ("sync", "Sync & Pricing", "Sync", "refresh-cw"),
+    ("staff", "Staff", "Staff", "users"),
+    ("activity", "Activity", "Activity", "history"),
+    ("account", "Account", "Account", "user-cog"),
 ]
 
 #: What a role needs to see each tab (the server checks every handler and route again).
@@ -28,6 +33,9 @@ TAB_PERMISSIONS: dict[str, str] = {
     "orders": roles.ORDERS,
     "events": roles.EVENTS,
     "sync": roles.SYNC,
+    "staff": roles.ACCOUNTS,
+    "activity": roles.ACTIVITY,
+    "account": roles.SIGNED_IN,
 }
 
 
@@ -73,6 +81,9 @@ def admin_dashboard() -> rx.Component:
                 allowed("orders", rx.tabs.content(orders_tab(), value="orders", padding_top="1.5rem")),
                 allowed("events", rx.tabs.content(events_tab(), value="events", padding_top="1.5rem")),
                 allowed("sync", rx.tabs.content(sync_pricing_tab(), value="sync", padding_top="1.5rem")),
+                allowed("staff", rx.tabs.content(staff_tab(), value="staff", padding_top="1.5rem")),
+                allowed("activity", rx.tabs.content(activity_tab(), value="activity", padding_top="1.5rem")),
+                allowed("account", rx.tabs.content(account_tab(), value="account", padding_top="1.5rem")),
                 # A role without the editor (fulfilment) opens on the orders.
                 default_value=rx.cond(AdminState.permissions.contains(roles.PRODUCTS), "editor", "orders"),
                 width="100%",

@@ -137,6 +137,8 @@ HANDLER_PERMISSIONS: Final[dict[str, str]] = {
     "OrdersState.ask_cancel": REFUNDS,
     "OrdersState.confirm_refund": REFUNDS,
     "OrdersState.confirm": REFUNDS,
+    # The subscribers' addresses are customer records.
+    "NewsletterAdminState._download_csv": CUSTOMERS,
 }
 
 

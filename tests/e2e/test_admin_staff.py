@@ -1,0 +1,67 @@
+"""Staff accounts in a real browser: the owner invites someone, who sets a password through the
+emailed link, signs in and sees only what the staff role may do (no Refund, no Staff tab)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from playwright.sync_api import Page, expect
+
+from tests.e2e import test_shopping as shopping
+from tests.e2e.admin import open_tab, sign_in
+from tests.e2e.browser import open_page
+from tests.e2e.conftest import StoreServer
+
+SAM_PASSWORD = "sam's own long passphrase"
+
+
+def _order_dialog(page: Page, number: str):  # type: ignore[no-untyped-def]
+    open_tab(page, "Orders")
+    row = page.get_by_test_id("order-row").filter(has_text=number)
+    row.get_by_role("button", name="View").click()
+    dialog = page.get_by_role("dialog", name=f"Order {number}")
+    expect(dialog.get_by_role("button", name="Revoke email links")).to_be_visible()
+    return dialog
+
+
+def _log_out(page: Page) -> None:
+    page.get_by_role("button", name="Logout").click()
+    expect(page.get_by_role("button", name="Sign In")).to_be_visible()
+
+
+def test_an_invited_staff_member_sets_a_password_signs_in_and_cannot_refund(page: Page, store: StoreServer) -> None:
+    shopping.add_to_cart(page, shopping.product_links(page, "tee")[0], "M")
+    shopping.open_checkout(page)
+    shopping.fill_checkout(page, shopping.TEST_CARD)
+    _token, paid = shopping.place_order(page)
+    assert paid["status"] == 200, paid
+    number = paid["order"]["id"]
+
+    sign_in(page)
+    dialog = _order_dialog(page, number)
+    expect(dialog.get_by_role("button", name="Refund")).to_be_visible()
+    page.keyboard.press("Escape")
+
+    open_tab(page, "Staff")
+    page.get_by_label("Email").fill("sam@example.com")
+    page.get_by_label("Username").fill("sam")
+    page.get_by_role("button", name="Send invitation").click()
+    link = page.get_by_test_id("invite-link")
+    expect(link).to_contain_text("/admin/set-password?token=")
+    expect(page.get_by_test_id("staff-row").filter(has_text="sam")).to_contain_text("invited")
+    address = urlsplit(link.inner_text())
+
+    _log_out(page)
+    open_page(page, f"{address.path}?{address.query}")
+    page.get_by_label("New password").fill(SAM_PASSWORD)
+    page.get_by_label("Repeat it").fill(SAM_PASSWORD)
+    page.get_by_role("button", name="Set password").click()
+    expect(page.get_by_role("heading", name="Password set")).to_be_visible()
+
+    sign_in(page, "sam", SAM_PASSWORD)
+    expect(page.get_by_role("tab", name="Orders")).to_be_visible()
+    expect(page.get_by_role("tab", name="Staff")).to_have_count(0)
+    expect(page.get_by_role("tab", name="Activity")).to_have_count(0)
+    dialog = _order_dialog(page, number)
+    expect(dialog.get_by_role("button", name="Refund")).to_have_count(0)
+    expect(dialog.get_by_role("button", name="Cancel order")).to_have_count(0)
