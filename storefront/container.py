@@ -48,6 +48,7 @@ from storefront.services.shopify import throttle as shopify_throttle
 from storefront.services.shopify.catalogue import StoreCatalogue
 from storefront.services.shopify.health import StoreHealth
 from storefront.services.staff.accounts import StaffAccounts
+from storefront.services.staff.two_factor import TwoFactor
 from storefront.services.tryon import throttle
 from storefront.services.tryon.engine import TryOnEngine
 
@@ -184,6 +185,11 @@ class Services:
     def staff_accounts(self) -> StaffAccounts:
         """Invitations, password changes and resets (links signed, under PUBLIC_URL), disabling and removing."""
         return StaffAccounts(self.session_factory, self.link_signer, self.settings.public_url, self.clock)
+
+    @cached_property
+    def two_factor(self) -> TwoFactor:
+        """TOTP enrolment with recovery codes (the codes themselves are checked at sign-in, by `auth`)."""
+        return TwoFactor(self.session_factory, self.clock)
 
     @cached_property
     def reset_limiter(self) -> RateLimiter:

@@ -54,13 +54,14 @@ ADMIN_ERRORS = errors(401, 403, 422)
 )
 async def login(request: Request, payload: LoginRequest | None = Body(None)) -> JSONResponse:
     """{username, password} -> {token}; on failure {message} (the spec's shape) plus error/details.
+    A person with two-factor sign-in on sends `code` too (a 401 with details.code asks for it).
 
     After many failures for the username this minute, from anywhere, the answer comes only after a
     growing delay (a few seconds at most); the right password is never refused for them."""
     data = dump(payload)
     try:
         token = await request.app.state.services.auth.login(
-            data.get("username"), data.get("password"), client_address(request)
+            data.get("username"), data.get("password"), client_address(request), code=data.get("code")
         )
     except ServiceError as exc:
         return error_response(exc, message=exc.message or LOGIN_FAILED)

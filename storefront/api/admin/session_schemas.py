@@ -12,6 +12,7 @@ class LoginRequest(_Open):
 
     username: Text = Field(None, description="Required ('Username is required')")
     password: Text = Field(None, description="Required ('Password is required')")
+    code: Text = Field(None, description="The authenticator app's 6-digit code or a recovery code (two-factor sign-in)")
 
 
 class LoginAnswer(_Open):

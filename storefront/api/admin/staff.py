@@ -12,18 +12,24 @@ from storefront.api.admin.session import ADMIN_ERRORS, ADMIN_ONLY, require_admin
 from storefront.api.admin.staff_schemas import (
     AccountAnswer,
     ChangePasswordRequest,
+    CodeRequest,
+    Enrolment,
     InviteAnswer,
     InviteRequest,
     MessageAnswer,
+    PolicyRequest,
+    RecoveryCodes,
     ResetRequest,
     SetPasswordRequest,
     StaffList,
+    TwoFactorStatus,
 )
 from storefront.api.orders import client_address
 from storefront.api.schemas import Success, dump, errors
 from storefront.services.admin.auth import SignedIn
 from storefront.services.staff.accounts import PASSWORD_SET, StaffAccounts
 from storefront.services.staff.activity import Actor
+from storefront.services.staff.two_factor import TwoFactor
 
 RESET_SENT = "If an account matches, a reset link is on its way to its email."
 
@@ -101,3 +107,48 @@ def request_reset(request: Request, payload: ResetRequest | None = Body(None)) -
     services.reset_limiter.attempt(f"password-reset:{client_address(request)}")
     _accounts(request).request_reset(dump(payload).get("username"))
     return {"success": True, "message": RESET_SENT}
+
+
+def _two_factor(request: Request) -> TwoFactor:
+    two_factor: TwoFactor = request.app.state.services.two_factor
+    return two_factor
+
+
+@router.get("/api/admin/two-factor", response_model=TwoFactorStatus)
+def two_factor_status(request: Request, admin: SignedIn = Depends(require_admin)) -> dict[str, object]:
+    """Whether the signed-in person uses two-factor sign-in, and how many recovery codes are left."""
+    return _two_factor(request).status(admin.username)
+
+
+@router.post("/api/admin/two-factor/enrol", response_model=Enrolment, responses=errors(409))
+def enrol(request: Request, admin: SignedIn = Depends(require_admin)) -> dict[str, str]:
+    """Start the set-up: a new secret and its QR code (on once a code from the app confirms it)."""
+    enrolment = _two_factor(request).start(_actor(request, admin))
+    return {"secret": enrolment.secret, "uri": enrolment.uri, "qr": enrolment.qr_svg_data_uri}
+
+
+@router.post("/api/admin/two-factor/confirm", response_model=RecoveryCodes, responses=errors(409, 422))
+def confirm(
+    request: Request, payload: CodeRequest | None = Body(None), admin: SignedIn = Depends(require_admin)
+) -> dict[str, list[str]]:
+    """Turn two-factor sign-in on with the app's first code: the ten recovery codes, shown once."""
+    codes = _two_factor(request).confirm(_actor(request, admin), dump(payload).get("code"))
+    return {"recoveryCodes": codes}
+
+
+@router.post("/api/admin/two-factor/disable", response_model=Success, responses=errors(422))
+def turn_off(
+    request: Request, payload: CodeRequest | None = Body(None), admin: SignedIn = Depends(require_admin)
+) -> dict[str, bool]:
+    """Turn it off with a current code (or a recovery code)."""
+    _two_factor(request).turn_off(_actor(request, admin), dump(payload).get("code"))
+    return {"success": True}
+
+
+@router.post("/api/admin/two-factor/policy", response_model=Success)
+def require_two_factor(
+    request: Request, payload: PolicyRequest | None = Body(None), admin: SignedIn = Depends(require_admin)
+) -> dict[str, bool]:
+    """The owner asks everyone to use two-factor sign-in ({required: true}) or stops asking."""
+    _two_factor(request).require_for_everyone(_actor(request, admin), bool(payload and payload.required))
+    return {"success": True}

@@ -61,3 +61,31 @@ class ResetRequest(_Open):
 class MessageAnswer(_Open):
     success: bool
     message: str
+
+
+class TwoFactorStatus(_Open):
+    enabled: bool
+    recoveryCodesLeft: int
+    required: bool = Field(description="The owner asks everyone to use it")
+
+
+class Enrolment(_Open):
+    secret: str = Field(description="The base32 secret, for typing into an app")
+    uri: str = Field(description="The otpauth:// address the QR code holds")
+    qr: str = Field(description="The QR code as an SVG data URI")
+
+
+class CodeRequest(_Open):
+    model_config = _example({"code": "123456"})
+
+    code: Text = None
+
+
+class RecoveryCodes(_Open):
+    recoveryCodes: list[str] = Field(description="Ten single-use codes, shown this once")
+
+
+class PolicyRequest(_Open):
+    model_config = _example({"required": True})
+
+    required: bool = False

@@ -29,7 +29,7 @@ from storefront.config import Settings
 from storefront.models import AdminSession, StaffAccount, utcnow
 from storefront.services.platform.errors import ForbiddenError, UnauthorizedError, ValidationError
 from storefront.services.platform.rate_limit import RateLimiter
-from storefront.services.staff import activity, roles
+from storefront.services.staff import activity, roles, two_factor
 from storefront.services.staff.accounts import ensure_owner, find_for_sign_in
 from storefront.services.staff.passwords import password_matches
 
@@ -145,7 +145,7 @@ class AdminAuth:
             session_factory, limit=FREE_USERNAME_FAILURES, window_seconds=60, message=TOO_MANY_FAILURES, clock=clock
         )
 
-    async def login(self, username: object, password: object, client: str = "") -> str:
+    async def login(self, username: object, password: object, client: str = "", code: object = None) -> str:
         """A new session token for the right credentials.
 
         ValidationError for missing fields, TooManyRequestsError after too many attempts this minute
@@ -168,7 +168,7 @@ class AdminAuth:
         delay = await asyncio.to_thread(self._count_attempt, pair_key, address_key, user_key)
         if delay:
             await self._sleep(delay)
-        return await asyncio.to_thread(self._check, name, secret, client, (pair_key, address_key, user_key))
+        return await asyncio.to_thread(self._check, name, secret, client, (pair_key, address_key, user_key), code)
 
     def _count_attempt(self, pair_key: str, address_key: str, user_key: str) -> float:
         """Count the attempt (refused when over a limit); the delay the username's failures ask for."""
@@ -184,8 +184,9 @@ class AdminAuth:
             ensure_owner(session, self._username, self._settings_password, self._clock())
         self._owner_ready = True
 
-    def _check(self, name: str, secret: str, client: str, keys: tuple[str, str, str]) -> str:
-        """Check the credentials of a counted attempt; a session token when right."""
+    def _check(self, name: str, secret: str, client: str, keys: tuple[str, str, str], code: object = None) -> str:
+        """Check the credentials (and the two-factor code, when the person uses one) of a counted
+        attempt; a session token when right."""
         pair_key, address_key, user_key = keys
         self._ensure_owner()
         with self._session_factory() as session:
@@ -197,9 +198,8 @@ class AdminAuth:
                 self._user_failures.record(user_key)
                 logger.warning("Failed admin sign-in for %r from %s", name, client or "unknown")
                 raise UnauthorizedError(INVALID_CREDENTIALS)
-            # A success is no guess: the person may sign in from here as often as needed.
-            self._per_address_user.give_back(pair_key)
-            self._per_address.give_back(address_key)
+            if account.totp_enabled_at is not None:
+                self._check_code(session, account, code, user_key, client)
             token = secrets.token_urlsafe(TOKEN_BYTES)
             now = self._clock()
             session.add(
@@ -214,8 +214,39 @@ class AdminAuth:
             activity.record(session, activity.Actor(account.username, client), activity.SIGN_IN, now=now)
             session.commit()
             username = account.username
+        # A success is no guess: the person may sign in from here as often as needed (given back
+        # after the commit: on SQLite another write while this session holds the lock would wait).
+        self._per_address_user.give_back(pair_key)
+        self._per_address.give_back(address_key)
         logger.info("Admin %s signed in from %s", username, client or "unknown")
         return token
+
+    def _check_code(self, session: Session, account: StaffAccount, code: object, user_key: str, client: str) -> None:
+        """The second factor of a right password: refused without a code, or with one that is wrong
+        or used already (claimed with a compare-and-set, so two sign-ins never share one code)."""
+        if not str(code or "").strip():
+            raise UnauthorizedError(two_factor.CODE_REQUIRED, {"code": two_factor.CODE_REQUIRED})
+        old_step, old_codes = account.totp_last_step, account.recovery_codes_json
+        if two_factor.use_code(account, code, self._clock()):
+            # The account's own changed fields are not flushed first: the claim compares the old values.
+            with session.no_autoflush:
+                claimed = session.execute(
+                    update(StaffAccount)
+                    .where(
+                        col(StaffAccount.id) == account.id,
+                        col(StaffAccount.totp_last_step).is_(None) if old_step is None
+                        else col(StaffAccount.totp_last_step) == old_step,
+                        col(StaffAccount.recovery_codes_json) == old_codes,
+                    )
+                    .values(totp_last_step=account.totp_last_step, recovery_codes_json=account.recovery_codes_json)
+                    .execution_options(synchronize_session=False)
+                )
+            if claimed.rowcount == 1:  # type: ignore[attr-defined]
+                return
+        session.rollback()
+        self._user_failures.record(user_key)
+        logger.warning("Wrong two-factor code for %r from %s", account.username, client or "unknown")
+        raise UnauthorizedError(two_factor.INVALID_CODE, {"code": two_factor.INVALID_CODE})
 
     def verify(self, token: object) -> SignedIn:
         """The session a token opens; UnauthorizedError when missing, wrong, expired or revoked."""

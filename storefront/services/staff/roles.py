@@ -59,6 +59,7 @@ ROUTE_PERMISSIONS: Final[dict[tuple[str, str], str]] = {
     ("POST", "/api/admin/two-factor/enrol"): SIGNED_IN,
     ("POST", "/api/admin/two-factor/confirm"): SIGNED_IN,
     ("POST", "/api/admin/two-factor/disable"): SIGNED_IN,
+    ("POST", "/api/admin/two-factor/policy"): ACCOUNTS,
     ("GET", "/api/orders"): ORDERS,
     ("GET", "/api/orders/export.csv"): ORDERS,
     ("POST", "/api/orders/{order_id}/retry-fulfilment"): ORDERS,
