@@ -29,6 +29,7 @@ from storefront.api import (
 )
 from storefront.api.admin import (
     activity as admin_activity,
+    customers as admin_customers,
     orders as admin_orders,
     products as admin_products,
     session as admin,
@@ -178,6 +179,7 @@ def create_api(
     api.include_router(staff.router)
     api.include_router(staff.public_router)
     api.include_router(admin_activity.router)
+    api.include_router(admin_customers.router)
     api.include_router(admin_orders.router)
     api.include_router(admin_products.router)
     api.include_router(admin_products.public_router)
