@@ -65,3 +65,28 @@ def test_an_invited_staff_member_sets_a_password_signs_in_and_cannot_refund(page
     dialog = _order_dialog(page, number)
     expect(dialog.get_by_role("button", name="Refund")).to_have_count(0)
     expect(dialog.get_by_role("button", name="Cancel order")).to_have_count(0)
+
+
+def test_customers_tab_erases_a_customer_and_keeps_the_order(page: Page, store: StoreServer) -> None:
+    shopping.add_to_cart(page, shopping.product_links(page, "tee")[0], "M")
+    shopping.open_checkout(page)
+    shopping.fill_checkout(page, shopping.TEST_CARD)
+    dialog = page.get_by_role("dialog")
+    shopping.fill_field(dialog, "Email", "erin@example.com")
+    shopping.fill_field(dialog, "Full name", "Erin Erasable")
+    _token, paid = shopping.place_order(page)
+    assert paid["status"] == 200, paid
+    number = paid["order"]["id"]
+
+    sign_in(page)
+    open_tab(page, "Customers")
+    row = page.get_by_test_id("customer-row").filter(has_text="erin@example.com")
+    expect(row).to_contain_text("Erin Erasable")
+    row.get_by_role("button", name="Erase").click()
+    page.get_by_role("button", name="Erase customer").click()
+    expect(page.get_by_test_id("customer-row").filter(has_text="erin@example.com")).to_have_count(0)
+
+    open_tab(page, "Orders")
+    order = page.get_by_test_id("order-row").filter(has_text=number)
+    expect(order).to_contain_text("Erased customer")
+    expect(order).not_to_contain_text("Erin")

@@ -6,7 +6,7 @@ import reflex as rx
 from storefront.components import styles
 from storefront.components.admin.layout import section_card
 from storefront.services.staff.roles import FULFILMENT, ROLE_LABELS, STAFF
-from storefront.state.admin.staff import AccountRow, AccountState, StaffAdminState as S
+from storefront.state.admin.staff import AccountRow, AccountState, StaffAdminState as S, TwoFactorState as T
 
 FIELD_STYLE = {"display": "grid", "gap": "0.25rem", "width": "100%"}
 
@@ -120,7 +120,74 @@ def staff_tab() -> rx.Component:
     )
 
 
+def code_form(label: str, on_submit: rx.EventHandler) -> rx.Component:
+    return rx.form(
+        rx.vstack(
+            labelled("Code from the app", rx.input(name="code", auto_complete="one-time-code", size="2"),
+                     T.code_error),
+            rx.button(label, type="submit", variant="soft"),
+            spacing="2",
+            width="100%",
+            max_width="320px",
+        ),
+        on_submit=on_submit,
+        reset_on_submit=True,
+        no_validate=True,
+    )
+
+
+def two_factor_card() -> rx.Component:
+    return section_card(
+        rx.vstack(
+            rx.heading("Two-factor sign-in", as_="h2", size="4"),
+            rx.cond(
+                T.recovery_codes.length() > 0,
+                rx.callout(
+                    rx.vstack(
+                        rx.text("Keep these recovery codes somewhere safe. Each works once; they are shown only now:"),
+                        rx.grid(rx.foreach(T.recovery_codes, lambda c: rx.code(c, data_testid="recovery-code")),
+                                columns="2", spacing="2"),
+                    ),
+                    icon="key-round",
+                    width="100%",
+                ),
+            ),
+            rx.cond(
+                T.enabled,
+                rx.vstack(
+                    rx.text("On. Recovery codes left: ", T.codes_left.to_string(), size="2"),
+                    code_form("Turn off", T.turn_off),
+                    width="100%",
+                ),
+                rx.cond(
+                    T.qr != "",
+                    rx.vstack(
+                        rx.text("Scan the code with an authenticator app, or type the key, then enter its code.",
+                                size="2"),
+                        rx.image(src=T.qr, width="180px", height="180px", alt="QR code for the authenticator app"),
+                        rx.text("Key: ", rx.code(T.secret, data_testid="totp-secret"), size="2"),
+                        code_form("Turn on", T.confirm),
+                        width="100%",
+                    ),
+                    rx.vstack(
+                        rx.text("Off. Sign-in asks for a code from an app on your phone once it is on.", size="2",
+                                color=styles.MUTED),
+                        rx.button("Set up two-factor sign-in", variant="soft", on_click=T.start),
+                    ),
+                ),
+            ),
+            spacing="3",
+            width="100%",
+        ),
+        on_mount=T.load,
+    )
+
+
 def account_tab() -> rx.Component:
+    return rx.vstack(password_card(), two_factor_card(), spacing="4", width="100%")
+
+
+def password_card() -> rx.Component:
     errors = AccountState.password_errors
     return section_card(
         rx.form(

@@ -4,6 +4,7 @@ import reflex as rx
 
 from storefront.components.admin.activity_tab import activity_tab
 from storefront.components.admin.categories_tab import categories_tab
+from storefront.components.admin.customers_tab import customers_tab
 from storefront.components.admin.events_tab import events_tab
 from storefront.components.admin.layout import admin_layout, content_box, tab_list
 from storefront.components.admin.orders_tab import orders_tab
@@ -21,6 +22,7 @@ TABS: list[tuple[str, str, str, str]] = [
     ("orders", "Orders", "Orders", "shopping-bag"),
     ("events", "Events", "Events", "calendar"),
     ("sync", "Sync & Pricing", "Sync", "refresh-cw"),
+    ("customers", "Customers", "Customers", "contact"),
     ("staff", "Staff", "Staff", "users"),
     ("activity", "Activity", "Activity", "history"),
     ("account", "Account", "Account", "user-cog"),
@@ -33,6 +35,7 @@ TAB_PERMISSIONS: dict[str, str] = {
     "orders": roles.ORDERS,
     "events": roles.EVENTS,
     "sync": roles.SYNC,
+    "customers": roles.CUSTOMERS,
     "staff": roles.ACCOUNTS,
     "activity": roles.ACTIVITY,
     "account": roles.SIGNED_IN,
@@ -81,6 +84,7 @@ def admin_dashboard() -> rx.Component:
                 allowed("orders", rx.tabs.content(orders_tab(), value="orders", padding_top="1.5rem")),
                 allowed("events", rx.tabs.content(events_tab(), value="events", padding_top="1.5rem")),
                 allowed("sync", rx.tabs.content(sync_pricing_tab(), value="sync", padding_top="1.5rem")),
+                allowed("customers", rx.tabs.content(customers_tab(), value="customers", padding_top="1.5rem")),
                 allowed("staff", rx.tabs.content(staff_tab(), value="staff", padding_top="1.5rem")),
                 allowed("activity", rx.tabs.content(activity_tab(), value="activity", padding_top="1.5rem")),
                 allowed("account", rx.tabs.content(account_tab(), value="account", padding_top="1.5rem")),

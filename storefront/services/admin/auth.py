@@ -199,7 +199,7 @@ class AdminAuth:
                 logger.warning("Failed admin sign-in for %r from %s", name, client or "unknown")
                 raise UnauthorizedError(INVALID_CREDENTIALS)
             if account.totp_enabled_at is not None:
-                self._check_code(session, account, code, user_key, client)
+                self._check_code(session, account, code, keys, client)
             token = secrets.token_urlsafe(TOKEN_BYTES)
             now = self._clock()
             session.add(
@@ -221,10 +221,18 @@ class AdminAuth:
         logger.info("Admin %s signed in from %s", username, client or "unknown")
         return token
 
-    def _check_code(self, session: Session, account: StaffAccount, code: object, user_key: str, client: str) -> None:
+    def _check_code(
+        self, session: Session, account: StaffAccount, code: object, keys: tuple[str, str, str], client: str
+    ) -> None:
         """The second factor of a right password: refused without a code, or with one that is wrong
         or used already (claimed with a compare-and-set, so two sign-ins never share one code)."""
+        pair_key, address_key, user_key = keys
         if not str(code or "").strip():
+            # The right password without its code is no guess: the attempt is given back (the
+            # session's read ends first, so SQLite lets the counter be written).
+            session.rollback()
+            self._per_address_user.give_back(pair_key)
+            self._per_address.give_back(address_key)
             raise UnauthorizedError(two_factor.CODE_REQUIRED, {"code": two_factor.CODE_REQUIRED})
         old_step, old_codes = account.totp_last_step, account.recovery_codes_json
         if two_factor.use_code(account, code, self._clock()):

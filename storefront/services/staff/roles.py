@@ -119,6 +119,7 @@ STATE_PERMISSIONS: Final[dict[str, str]] = {
     # A mixin: its handlers run as the tab that mixes it in (checked by that tab's class name).
     "PagedAdminState": ACCOUNTS,
     "AccountState": SIGNED_IN,
+    "TwoFactorState": SIGNED_IN,
     "ProductEditorState": PRODUCTS,
     "ProductPanelState": PRODUCTS,
     "ProductDesignState": PRODUCTS,

@@ -21,6 +21,8 @@ ACCOUNT_DISABLED = "Account disabled"
 ACCOUNT_ENABLED = "Account enabled"
 ACCOUNT_REMOVED = "Account removed"
 PASSWORD_CHANGED = "Password changed"
+TWO_FACTOR_ON = "Two-factor sign-in is on"
+TWO_FACTOR_OFF = "Two-factor sign-in is off"
 READ_LINK_TOKEN_SCRIPT = "new URLSearchParams(window.location.search).get('token') || ''"
 
 
@@ -171,3 +173,60 @@ class SetPasswordState(rx.State):
             self.saving = False
         self.done, self._link_token = True, ""
         return rx.toast.success(PASSWORD_SET)
+
+
+class TwoFactorState(AdminState):
+    """The Account tab's two-factor card: set-up with a QR code, the recovery codes shown once, turning it off."""
+
+    enabled: bool = False
+    codes_left: int = 0
+    qr: str = ""
+    secret: str = ""
+    recovery_codes: list[str] = []
+    code_error: str = ""
+
+    @rx.event
+    @admin_event
+    async def load(self):
+        actor = await self._actor()
+        status = await asyncio.to_thread(services().two_factor.status, actor.username)
+        self.enabled, self.codes_left = bool(status["enabled"]), int(status["recoveryCodesLeft"])  # type: ignore[call-overload]
+        return None
+
+    @rx.event
+    @admin_event
+    async def start(self):
+        """Show a new secret and its QR code to add to an authenticator app."""
+        actor = await self._actor()
+        try:
+            enrolment = await asyncio.to_thread(services().two_factor.start, actor)
+        except ServiceError as error:
+            return rx.toast.error(error.message)
+        self.qr, self.secret, self.recovery_codes, self.code_error = enrolment.qr_svg_data_uri, enrolment.secret, [], ""
+        return None
+
+    @rx.event
+    @admin_event
+    async def confirm(self, form: dict[str, Any]):
+        """Turn it on with the app's first code; the recovery codes are shown this once."""
+        actor = await self._actor()
+        try:
+            codes = await asyncio.to_thread(services().two_factor.confirm, actor, form.get("code"))
+        except ServiceError as error:
+            self.code_error = error.message
+            return None
+        self.recovery_codes, self.qr, self.secret, self.code_error = codes, "", "", ""
+        self.enabled, self.codes_left = True, len(codes)
+        return rx.toast.success(TWO_FACTOR_ON)
+
+    @rx.event
+    @admin_event
+    async def turn_off(self, form: dict[str, Any]):
+        actor = await self._actor()
+        try:
+            await asyncio.to_thread(services().two_factor.turn_off, actor, form.get("code"))
+        except ServiceError as error:
+            self.code_error = error.message
+            return None
+        self.enabled, self.codes_left, self.recovery_codes, self.code_error = False, 0, [], ""
+        return rx.toast.success(TWO_FACTOR_OFF)
