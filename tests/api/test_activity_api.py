@@ -110,3 +110,26 @@ def test_the_log_is_the_owners_and_exports_as_csv(client: TestClient) -> None:
     rows = list(csv.reader(io.StringIO(exported.text)))
     assert rows[0][:3] == ["When (UTC)", "Who", "Action"]
     assert {(row[1], row[2]) for row in rows[1:]} == {("sam", "sign-in"), ("sam", "account-change")}
+
+
+def test_a_refund_and_a_resend_are_logged_naming_the_person(client: TestClient, engine: Engine) -> None:
+    from tests.ordering import GOOD_CARD, order_payload, pick
+
+    created = client.post(
+        "/api/printify/orders", json=order_payload((pick(engine), 1)), headers={"Idempotency-Key": "r1"}
+    )
+    number, token = created.json()["order"]["id"], created.json()["accessToken"]
+    paid = client.post(f"/api/printify/orders/{number}/process-payment",
+                       json={"paymentId": "pay_r1", "cardData": GOOD_CARD}, headers={"X-Order-Token": token})
+    assert paid.status_code == 200, paid.text
+    owner = owner_headers(client)
+    resent = client.post(f"/api/orders/{number}/resend-confirmation", headers={**owner, "Idempotency-Key": "c1"})
+    assert resent.status_code == 200, resent.text
+    refunded = client.post(f"/api/orders/{number}/refund", json={}, headers={**owner, "Idempotency-Key": "k1"})
+    assert refunded.status_code == 200, refunded.text
+
+    rows = client.get("/api/admin/activity", headers=owner).json()["data"]
+    refunds = [row for row in rows if row["action"] == "refund"]
+    assert refunds and all((row["actor"], row["target"]) == ("owner", f"order {number}") for row in refunds)
+    resends = [(row["actor"], row["target"]) for row in rows if row["action"] == "resend"]
+    assert resends == [("owner", f"order {number}")]
