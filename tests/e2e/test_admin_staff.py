@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from playwright.sync_api import Page, expect
+import httpx
+from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e import test_shopping as shopping
 from tests.e2e.admin import open_tab, sign_in
@@ -90,3 +91,34 @@ def test_customers_tab_erases_a_customer_and_keeps_the_order(page: Page, store: 
     order = page.get_by_test_id("order-row").filter(has_text=number)
     expect(order).to_contain_text("Erased customer")
     expect(order).not_to_contain_text("Erin")
+
+
+def test_a_disabled_accounts_open_session_stops_at_its_next_action(
+    page: Page, browser: Browser, store: StoreServer, store_url: str
+) -> None:
+    owner = httpx.post(f"{store.url}/api/admin/login", json={"username": "admin", "password": "admin123"})
+    headers = {"x-admin-token": owner.json()["token"]}
+    invited = httpx.post(
+        f"{store.url}/api/admin/staff", json={"email": "dee@example.com", "username": "dee", "role": "staff"},
+        headers=headers,
+    )
+    assert invited.status_code == 201, invited.text
+    token = invited.json()["link"].split("token=")[1]
+    assert httpx.post(f"{store.url}/api/admin/password/set", json={"token": token, "password": SAM_PASSWORD}).is_success
+
+    sign_in(page, "dee", SAM_PASSWORD)
+    open_tab(page, "Orders")
+    expect(page.get_by_test_id("order-stat").first).to_be_visible()
+
+    owners = browser.new_context(base_url=store_url, viewport={"width": 1280, "height": 900})
+    try:
+        owner_page = owners.new_page()
+        sign_in(owner_page)
+        open_tab(owner_page, "Staff")
+        owner_page.get_by_test_id("staff-row").filter(has_text="dee").get_by_role("button", name="Disable").click()
+        expect(owner_page.get_by_test_id("staff-row").filter(has_text="dee")).to_contain_text("disabled")
+    finally:
+        owners.close()
+
+    open_tab(page, "Product Editor")
+    expect(page.get_by_role("button", name="Sign In")).to_be_visible()
