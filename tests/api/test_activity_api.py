@@ -133,3 +133,19 @@ def test_a_refund_and_a_resend_are_logged_naming_the_person(client: TestClient, 
     assert refunds and all((row["actor"], row["target"]) == ("owner", f"order {number}") for row in refunds)
     resends = [(row["actor"], row["target"]) for row in rows if row["action"] == "resend"]
     assert resends == [("owner", f"order {number}")]
+
+
+def test_an_event_change_is_logged(client: TestClient) -> None:
+    owner = owner_headers(client)
+    created = client.post("/api/events", headers=owner, json={
+        "title": "Summer Tour Kickoff", "description": "The first night of the summer tour.", "location": "Austin, TX",
+        "startDate": "2031-06-01T19:00:00Z",
+    })
+    assert created.status_code == 201, created.text
+    event_id = created.json()["id"]
+    assert client.delete(f"/api/events/{event_id}", headers=owner).status_code == 200
+    rows = client.get("/api/admin/activity", params={"action": "event-change"}, headers=owner).json()["data"]
+    assert [(row["actor"], row["target"], row["after"]) for row in rows] == [
+        ("owner", f"event {event_id}", {"deleted": True}),
+        ("owner", f"event {event_id}", {"created": "Summer Tour Kickoff"}),
+    ]
