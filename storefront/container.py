@@ -47,12 +47,16 @@ from storefront.services.printify.provider_status import ProviderHealth, StoreSh
 from storefront.services.shopify import throttle as shopify_throttle
 from storefront.services.shopify.catalogue import StoreCatalogue
 from storefront.services.shopify.health import StoreHealth
+from storefront.services.staff.accounts import StaffAccounts
+from storefront.services.staff.two_factor import TwoFactor
 from storefront.services.tryon import throttle
 from storefront.services.tryon.engine import TryOnEngine
 
 TOO_MANY_REFRESHES = "Too many configuration refreshes from your address. Please wait a minute and try again."
 REFRESHES_PER_MINUTE = 5
 TOO_MANY_PAYMENT_REQUESTS = "Too many payment attempts from your address. Please wait a minute and try again."
+TOO_MANY_RESETS = "Too many password reset requests from your address. Please wait a minute and try again."
+RESETS_PER_MINUTE = 5
 
 
 class Services:
@@ -177,6 +181,21 @@ class Services:
     def auth(self) -> AdminAuth:
         """The admin sign-in (the password hashed once)."""
         return AdminAuth(self.session_factory, self.settings, self.clock)
+
+    @cached_property
+    def staff_accounts(self) -> StaffAccounts:
+        """Invitations, password changes and resets (links signed, under PUBLIC_URL), disabling and removing."""
+        return StaffAccounts(self.session_factory, self.link_signer, self.settings.public_url, self.clock)
+
+    @cached_property
+    def two_factor(self) -> TwoFactor:
+        """TOTP enrolment with recovery codes (the codes themselves are checked at sign-in, by `auth`)."""
+        return TwoFactor(self.session_factory, self.clock)
+
+    @cached_property
+    def reset_limiter(self) -> RateLimiter:
+        """Password reset requests per client address and minute (each may send an email)."""
+        return self._per_minute(RESETS_PER_MINUTE, TOO_MANY_RESETS)
 
     # Limits, each per client address; the pages and the API count in the same ones.
 

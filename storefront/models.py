@@ -476,3 +476,60 @@ class DiscountEmailUse(SQLModel, table=True):
     )
     email_key: str = Field(max_length=254)
     used_count: int = Field(default=0)
+
+
+class StaffAccount(SQLModel, table=True):
+    """A person who signs in to the back office: the owner (bootstrapped from ADMIN_USERNAME and
+    ADMIN_PASSWORD) or someone the owner invited. Passwords are kept only as Argon2id hashes."""
+
+    __tablename__ = "staff_account"
+
+    id: int | None = Field(default=None, primary_key=True)
+    username: str = Field(max_length=100, unique=True)
+    #: Lower-cased; None for an owner bootstrapped without one.
+    email: str | None = Field(default=None, max_length=320, unique=True)
+    #: services.staff.roles: 'owner', 'staff' or 'fulfilment'.
+    role: str = Field(max_length=16)
+    #: None until an invited person sets a password.
+    password_hash: str | None = Field(default=None, max_length=200)
+    #: The owner's password is still ADMIN_PASSWORD (never changed in the back office): the settings decide it.
+    password_from_settings: bool = Field(default=False)
+    password_changed_at: datetime | None = Field(default=None)
+    #: The one live invitation or reset link (its random part); cleared when used: each link works once.
+    link_nonce: str | None = Field(default=None, max_length=64)
+    disabled_at: datetime | None = Field(default=None)
+    created_at: datetime = Field(default_factory=utcnow)
+    #: The base32 TOTP secret: pending until `totp_enabled_at` is set by a first right code.
+    totp_secret: str | None = Field(default=None, max_length=64)
+    totp_enabled_at: datetime | None = Field(default=None)
+    #: The last time step a code was accepted for: a code works once.
+    totp_last_step: int | None = Field(default=None)
+    #: SHA-256 hashes of the unused recovery codes (a JSON list).
+    recovery_codes_json: str = Field(default="[]", sa_column=Column(Text, nullable=False, default="[]"))
+
+
+class StaffPolicy(SQLModel, table=True):
+    """The owner's rules for every account (one row, id 1)."""
+
+    __tablename__ = "staff_policy"
+
+    id: int = Field(default=1, primary_key=True)
+    require_two_factor: bool = Field(default=False)
+
+
+class ActivityEntry(SQLModel, table=True):
+    """One staff action: who, when, what (with before and after for an edit) and from which address,
+    written in the same transaction as the action."""
+
+    __tablename__ = "activity_entry"
+
+    id: int | None = Field(default=None, primary_key=True)
+    created_at: datetime = Field(default_factory=utcnow, index=True)
+    actor: str = Field(max_length=100, index=True)
+    #: services.staff.activity actions ('sign-in', 'product-edit', 'refund', ...).
+    action: str = Field(max_length=40, index=True)
+    #: What was acted on ('product 123', 'order SF-000001', 'account sam').
+    target: str = Field(default="", max_length=200)
+    before_json: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    after_json: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    client: str = Field(default="", max_length=64)

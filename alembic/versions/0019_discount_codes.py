@@ -1,6 +1,6 @@
 """Discount codes: the codes staff make, the uses each email address holds, and an order's discount
 
-Revision ID: 0019_discount_codes
+Revision ID: 0019
 Revises: 0018
 Create Date: 2026-11-29 00:00:00
 """
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 import sqlmodel
 
 
-revision = '0019_discount_codes'
+revision = '0019'
 down_revision = '0018'
 branch_labels = None
 depends_on = None

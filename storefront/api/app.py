@@ -30,10 +30,13 @@ from storefront.api import (
     webhooks,
 )
 from storefront.api.admin import (
+    activity as admin_activity,
+    customers as admin_customers,
     discounts as admin_discounts,
     orders as admin_orders,
     products as admin_products,
     session as admin,
+    staff,
 )
 from storefront.api.admin.session import ADMIN_TOKEN_HEADER
 from storefront.api.bodies import API_BODY_TOO_LARGE, MAX_API_BODY_BYTES
@@ -195,6 +198,10 @@ def create_api(
     answer_database_outages(api)
     api.include_router(admin.router)
     api.include_router(admin.admin_router)
+    api.include_router(staff.router)
+    api.include_router(staff.public_router)
+    api.include_router(admin_activity.router)
+    api.include_router(admin_customers.router)
     api.include_router(admin_orders.router)
     api.include_router(admin_discounts.router)
     api.include_router(admin_products.router)

@@ -7,15 +7,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Body, Depends, Query, Response
+from fastapi import APIRouter, Body, Depends, Query, Request, Response
 from sqlmodel import Session
 
-from storefront.api.admin.session import ADMIN_ERRORS, ADMIN_ONLY
+from storefront.api.admin.session import ADMIN_ERRORS, ADMIN_ONLY, actor_of
 from storefront.api.events_schemas import Event, EventForm, PublicEvent
 from storefront.api.schemas import Deleted, dump, errors
 from storefront.api.sessions import SessionRoute, get_session
 from storefront.models import DB_INT_MAX
 from storefront.services.events import events
+from storefront.services.staff import activity
 
 #: The admin's routes: every one checks the x-admin-token session.
 router = APIRouter(dependencies=ADMIN_ONLY, responses=ADMIN_ERRORS, tags=["events (admin)"], route_class=SessionRoute)
@@ -70,27 +71,37 @@ def list_all_events(
 
 
 @router.post(EVENTS, status_code=201, response_model=Event)
-def create_event(payload: EventForm | None = Body(None), session: Session = Depends(get_session)) -> dict[str, Any]:
+def create_event(
+    request: Request, payload: EventForm | None = Body(None), session: Session = Depends(get_session)
+) -> dict[str, Any]:
     """{title, description, location, startDate, endDate, images, videos, links, isActive,
     featured, capacity, price} -> 201 with the event."""
     view = events.create_event(session, _object(payload))
+    activity.record(
+        session, actor_of(request), activity.EVENT_CHANGE, f"event {view.id}", after={"created": view.title}
+    )
     session.commit()
     return events.serialize_event(view)
 
 
 @router.put(EVENT, response_model=Event, responses=errors(404))
 def update_event(
-    event_id: str, payload: EventForm | None = Body(None), session: Session = Depends(get_session)
+    request: Request, event_id: str, payload: EventForm | None = Body(None), session: Session = Depends(get_session)
 ) -> dict[str, Any]:
     """Replace the event with the form (its registrations are kept): the event."""
     view = events.update_event(session, event_id, _object(payload))
+    activity.record(
+        session, actor_of(request), activity.EVENT_CHANGE, f"event {view.id}", after={"updated": view.title}
+    )
     session.commit()
     return events.serialize_event(view)
 
 
 @router.delete(EVENT, response_model=Deleted, responses=errors(404))
-def delete_event(event_id: str, session: Session = Depends(get_session)) -> dict[str, Any]:
+def delete_event(request: Request, event_id: str, session: Session = Depends(get_session)) -> dict[str, Any]:
     """Delete the event: {success, id}."""
     events.delete_event(session, event_id)
+    activity.record(session, actor_of(request), activity.EVENT_CHANGE, f"event {event_id.strip()}",
+                    after={"deleted": True})
     session.commit()
     return {"success": True, "id": int(event_id.strip())}

@@ -75,6 +75,7 @@ def errors(*statuses: int, model: type[BaseModel] = ErrorBody, **described: str)
         400: "Bad request",
         401: "No live admin session (x-admin-token), or a wrong key",
         402: "The payment was declined",
+        403: "Signed in, but the person's role may not do this",
         404: "Not found (a wrong key answers the same)",
         409: "Conflict with the record's current state",
         413: "The body is too large",

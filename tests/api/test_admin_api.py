@@ -23,6 +23,10 @@ PASSWORD = "correct horse battery"
 #: Routes anyone may call; every other route of the app is an admin route.
 PUBLIC_ROUTES = {
     ("POST", "/api/admin/login"),
+    # Opened only by the token of an emailed single-use link.
+    ("POST", "/api/admin/password/set"),
+    # Answers the same whether an account matches; limited per address.
+    ("POST", "/api/admin/password/reset"),
     ("GET", "/api/events"),
     ("POST", "/api/printify/orders"),
     ("POST", "/api/printify/orders/{order_id}/process-payment"),

@@ -20,7 +20,7 @@ from storefront.api.admin.orders_schemas import (
     RetryAnswer,
     RevokeLinksAnswer,
 )
-from storefront.api.admin.session import ADMIN_ERRORS, ADMIN_ONLY, require_admin
+from storefront.api.admin.session import ADMIN_ERRORS, ADMIN_ONLY, actor_of, require_admin
 from storefront.api.schemas import errors
 from storefront.api.sessions import SessionRoute, get_session
 from storefront.services.admin import admin_orders
@@ -102,7 +102,9 @@ def resend_confirmation(
     session: Session = Depends(get_session),
 ) -> dict[str, Any]:
     """Queue the paid order's confirmation email once more (409 for an order never paid)."""
-    queued = admin_orders.resend_confirmation(session, order_id, idempotency_key, request.app.state.services.emails)
+    queued = admin_orders.resend_confirmation(
+        session, order_id, idempotency_key, request.app.state.services.emails, actor_of(request)
+    )
     return {"success": True, "queued": queued, "order": admin_orders.order_detail(session, order_id)}
 
 

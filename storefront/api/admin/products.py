@@ -34,7 +34,7 @@ from storefront.api.admin.products_schemas import (
     ShopSync,
     VisibilityChange,
 )
-from storefront.api.admin.session import ADMIN_ERRORS, ADMIN_ONLY
+from storefront.api.admin.session import ADMIN_ERRORS, ADMIN_ONLY, actor_of
 from storefront.api.schemas import ProviderErrorBody, dump, errors
 from storefront.models import DB_INT_MAX, DB_INT_MIN
 from storefront.services.admin import admin_catalog, product_forms, product_margins, product_rows
@@ -260,6 +260,7 @@ def update_product(request: Request, product_id: str, payload: EditorSave | None
                 price=body.get("price"),
                 category=body.get("category"),
                 below_cost_confirmed=body.get("confirmBelowCost") is True,
+                actor=actor_of(request),
             )
         return _row_answer(row)
 
@@ -300,7 +301,8 @@ def archive_product(request: Request, product_id: str, payload: ArchiveRequest |
         with _session(request) as session:
             return _row_answer(
                 admin_catalog.archive_product(
-                    session, _provider(request), shop_id, product_id, delete_at_provider=delete_at_provider
+                    session, _provider(request), shop_id, product_id, delete_at_provider=delete_at_provider,
+                    actor=actor_of(request),
                 )
             )
 
@@ -311,7 +313,7 @@ def archive_product(request: Request, product_id: str, payload: ArchiveRequest |
 def restore_product(request: Request, product_id: str) -> dict[str, Any]:
     """Back in the lists (still hidden from the store until shown). {data}."""
     with _session(request) as session:
-        return _row_answer(admin_catalog.restore_product(session, product_id))
+        return _row_answer(admin_catalog.restore_product(session, product_id, actor=actor_of(request)))
 
 
 @router.post(PRODUCT + "/sync-price", response_model=ProductRowAnswer, responses=PROVIDER_ERRORS)
@@ -332,6 +334,7 @@ def sync_price(request: Request, product_id: str, payload: PriceSync | None = Bo
                     product_id,
                     body.get("price"),
                     below_cost_confirmed=body.get("confirmBelowCost") is True,
+                    actor=actor_of(request),
                 )
             )
 

@@ -12,6 +12,7 @@ class LoginRequest(_Open):
 
     username: Text = Field(None, description="Required ('Username is required')")
     password: Text = Field(None, description="Required ('Password is required')")
+    code: Text = Field(None, description="The authenticator app's 6-digit code or a recovery code (two-factor sign-in)")
 
 
 class LoginAnswer(_Open):
@@ -21,3 +22,5 @@ class LoginAnswer(_Open):
 class SessionAnswer(_Open):
     username: str
     expiresAt: str
+    role: str = Field(description="owner, staff or fulfilment")
+    permissions: list[str] = Field(description="What the role may do (services/staff/roles.py)")

@@ -12,7 +12,9 @@ from storefront.components.admin.resolve_form import resolve_form
 from storefront.components.empty_state import empty_state
 from storefront.components.product_card import product_image
 from storefront.services.admin.admin_orders import VIEW_AWAITING, VIEW_PAID
+from storefront.services.staff import roles
 from storefront.state.admin.orders import REFUND, EmailRow, HistoryRow, ItemRow, OrderRow, OrdersState
+from storefront.state.admin.session import AdminState
 
 COLUMNS = ["Order ID", "Customer", "Total", "Status", "Payment", "Printify Status", "Date", "Actions"]
 AUTO_SEND_NOTE = "Orders are sent to Printify automatically after payment confirmation."
@@ -467,7 +469,7 @@ def order_actions() -> rx.Component:
                 data_testid="revoke-links",
             ),
             rx.cond(
-                detail["refundable"],
+                detail["refundable"] & AdminState.permissions.contains(roles.REFUNDS),
                 rx.button(
                     rx.icon("undo-2", size=14),
                     "Refund",
@@ -478,7 +480,7 @@ def order_actions() -> rx.Component:
                 ),
             ),
             rx.cond(
-                detail["cancellable"],
+                detail["cancellable"] & AdminState.permissions.contains(roles.REFUNDS),
                 rx.button(
                     rx.icon("ban", size=14),
                     "Cancel order",

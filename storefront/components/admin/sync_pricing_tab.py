@@ -6,7 +6,9 @@ from storefront.components import styles
 from storefront.components.admin.layout import section_card
 from storefront.components.admin.product_panel import product_panel, status_badge
 from storefront.components.admin.store_pages_card import store_pages_card
+from storefront.services.staff import roles
 from storefront.state.admin.product_views import MarginRow, ProductRow
+from storefront.state.admin.session import AdminState
 from storefront.state.admin.shops import ShopsState
 from storefront.state.admin.sync_pricing import MARGINS_CARD_ID, SyncPricingState
 
@@ -258,7 +260,7 @@ def sync_pricing_tab() -> rx.Component:
             ),
             rx.center(rx.spinner(size="3"), padding_y="4rem", width="100%"),
         ),
-        store_pages_card(),
+        rx.cond(AdminState.permissions.contains(roles.STORE_SETTINGS), store_pages_card()),
         on_mount=ShopsState.load_shops,
         spacing="5",
         width="100%",

@@ -33,6 +33,8 @@ def login_card() -> rx.Component:
                 ),
                 field("username", "Username", "text", "username"),
                 field("password", "Password", "password", "current-password"),
+                # Only for a person with two-factor sign-in, once the password was right.
+                rx.cond(S.needs_code, field("code", "Authentication code", "text", "one-time-code")),
                 rx.button(
                     rx.cond(S.submitting, "Signing in...", "Sign In"),
                     type="submit",

@@ -10,5 +10,6 @@ refused order again (`admin_orders.py`), discount codes with their uses and the 
 their orders, and their CSV (`admin_discounts.py`), and admin sign-in with server-side sessions and login
 throttling (`auth.py`).
 
-May use: platform, collections, catalog, orders, printify, shopify, media, discounts.
+May use: platform, collections, catalog, orders, printify, shopify, media, discounts, staff (accounts,
+the activity log).
 """

@@ -46,8 +46,11 @@ from storefront.services.admin.product_rows import AdminProductRow, get_product_
 from storefront.services.catalog.catalog import PRODUCT_NOT_FOUND, storefront_handle
 from storefront.services.catalog.sync import remove_products, upsert_product
 from storefront.services.platform.errors import NotFoundError, ServiceError, ValidationError
+from storefront.services.platform.money import format_usd
 from storefront.services.printify.errors import ProviderError, ProviderNotFound, provider_reason
 from storefront.services.printify.provider import PRODUCT_LOCKED_CODE, PUBLISH_EVERYTHING, PrintProvider
+from storefront.services.staff import activity
+from storefront.services.staff.activity import Actor
 
 # --------------------------------------------------------------------------- the spec's texts
 
@@ -82,6 +85,34 @@ class CatalogueWriteError(ServiceError):
     status_code = 500
 
 
+# --------------------------------------------------------------------------- the activity log
+
+
+@dataclass(frozen=True, slots=True)
+class Logged:
+    """The activity log's row of a staff change, added in the change's own transaction."""
+
+    actor: Actor
+    action: str
+    target: str
+    before: dict[str, Any] | None = None
+
+    def add(self, session: Session, *, after: dict[str, Any], before: dict[str, Any] | None = None) -> None:
+        activity.record(session, self.actor, self.action, self.target, before=before or self.before, after=after)
+
+
+def _edit_summary(product: Mapping[str, Any]) -> dict[str, Any]:
+    """What the log shows of a product before and after an edit: its title and base price."""
+    cents = base_price.base_price((v.price_cents, v.enabled) for v in base_price.provider_variants(product))
+    return {"title": product.get("title"), "price": format_usd(cents) if cents is not None else None}
+
+
+def _logged(
+    actor: Actor | None, action: str, product_id: object, before: dict[str, Any] | None = None
+) -> Logged | None:
+    return None if actor is None else Logged(actor, action, f"product {product_id}", before)
+
+
 # --------------------------------------------------------------------------- writing the cache
 
 
@@ -92,12 +123,16 @@ def _store(
     *,
     category: str | None = None,
     failure: str = CATALOGUE_NOT_UPDATED,
+    logged: Logged | None = None,
 ) -> AdminProductRow:
-    """Write the provider's answer (and a staff placement) into the cache in one transaction."""
+    """Write the provider's answer (and a staff placement) into the cache in one transaction, with
+    the activity log's row of the change when `logged`."""
     try:
         row = upsert_product(session, product, shop_id)
         if category is not None:
             row.collection_key, row.collection_assigned = category, True
+        if logged is not None:
+            logged.add(session, after=_edit_summary(product))
         session.commit()
     except SQLAlchemyError as exc:
         session.rollback()
@@ -119,11 +154,16 @@ def _cached_product(session: Session, product_id: str) -> CatalogProduct:
     return product
 
 
-def _save_locally(session: Session, product: CatalogProduct, **fields: Any) -> AdminProductRow:
-    """Set fields the provider has no part in (visibility, archive) and commit."""
+def _save_locally(
+    session: Session, product: CatalogProduct, logged: Logged | None = None, **fields: Any
+) -> AdminProductRow:
+    """Set fields the provider has no part in (visibility, archive) and commit (with the log's row)."""
+    before = {name: getattr(product, name) for name in fields}
     for name, value in fields.items():
         setattr(product, name, value)
     session.add(product)
+    if logged is not None:
+        logged.add(session, before=logged.before or before, after=fields)
     session.commit()
     return get_product_row(session, product.id)
 
@@ -142,8 +182,10 @@ def update_product(
     price: object,
     category: object | None = None,
     below_cost_confirmed: bool = False,
+    actor: Actor | None = None,
 ) -> AdminProductRow:
-    """The editor's Save: the provider gets only what differs from what it holds (title,
+    """The editor's Save (logged as `actor`'s edit, title and price before and after): the
+    provider gets only what differs from what it holds (title,
     description (None keeps it), and, when the typed price (dollars) is a new base price, every
     variant moved by the same amount); the cache gets the answer and the category (when given)."""
     errors: dict[str, str] = {}
@@ -173,7 +215,9 @@ def update_product(
     if move.changed:
         changes["variants"] = base_price.confirmed(move, below_cost_confirmed).variants
     answer = provider.update_product(shop_id, product_id, changes) if changes else current
-    return _store(session, answer, shop_id, category=key)
+    action = activity.PRICE_EDIT if "variants" in changes else activity.PRODUCT_EDIT
+    logged = _logged(actor, action, product_id, _edit_summary(current)) if changes else None
+    return _store(session, answer, shop_id, category=key, logged=logged)
 
 
 def set_category(
@@ -193,9 +237,10 @@ def sync_price(
     price: object,
     *,
     below_cost_confirmed: bool = False,
+    actor: Actor | None = None,
 ) -> AdminProductRow:
     """A new base price (dollars as typed): every variant moved by the same amount, at the
-    provider then in the cache; the same price again sends nothing."""
+    provider then in the cache (logged as `actor`'s price sync); the same price again sends nothing."""
     price_cents = parse_price(price)
     product_id = parse_product_id(product_id)
     current = provider.get_product(shop_id, product_id)
@@ -203,7 +248,8 @@ def sync_price(
     if not move.changed:
         return _store(session, current, shop_id)
     variants = base_price.confirmed(move, below_cost_confirmed).variants
-    return _store(session, provider.update_product(shop_id, product_id, {"variants": variants}), shop_id)
+    logged = _logged(actor, activity.PRICE_SYNC, product_id, _edit_summary(current))
+    return _store(session, provider.update_product(shop_id, product_id, {"variants": variants}), shop_id, logged=logged)
 
 
 def set_variant_prices(
@@ -398,7 +444,8 @@ def unpublish_product(session: Session, provider: PrintProvider, shop_id: int, p
 
 
 def archive_product(
-    session: Session, provider: PrintProvider, shop_id: int, product_id: str, *, delete_at_provider: bool = False
+    session: Session, provider: PrintProvider, shop_id: int, product_id: str, *, delete_at_provider: bool = False,
+    actor: Actor | None = None,
 ) -> AdminProductRow:
     """Take a product out of the store and of the back office's lists for good; its cached row
     stays for the orders that name it. The provider product is left alone unless
@@ -410,17 +457,21 @@ def archive_product(
     if product.archived_at is not None:
         return get_product_row(session, product.id)  # archived already: what it was before is kept
     return _save_locally(
-        session, product, is_active=False, archived_at=utcnow(), shown_before_archive=product.is_active
+        session, product, _logged(actor, activity.ARCHIVE, product.id), is_active=False, archived_at=utcnow(),
+        shown_before_archive=product.is_active,
     )
 
 
-def restore_product(session: Session, product_id: str) -> AdminProductRow:
+def restore_product(session: Session, product_id: str, *, actor: Actor | None = None) -> AdminProductRow:
     """Back in the back office's lists and, when it was shown before Archive, in the store again."""
     product = _cached_product(session, product_id)
     if product.archived_at is None:
         return get_product_row(session, product.id)
     shown = bool(product.shown_before_archive)
-    return _save_locally(session, product, archived_at=None, is_active=shown, shown_before_archive=None)
+    return _save_locally(
+        session, product, _logged(actor, activity.RESTORE, product.id), archived_at=None, is_active=shown,
+        shown_before_archive=None,
+    )
 
 
 def refresh_product(session: Session, provider: PrintProvider, shop_id: int, product_id: str) -> AdminProductRow:

@@ -24,6 +24,8 @@ from storefront.services.orders.statuses import WAS_PAID, OrderStatus, PaymentSt
 from storefront.services.platform.csv_cells import csv_safe, csv_text
 from storefront.services.platform.errors import ConflictError, ValidationError
 from storefront.services.platform.money import cents_to_dollars
+from storefront.services.staff import activity
+from storefront.services.staff.activity import Actor
 
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
@@ -234,9 +236,12 @@ NO_EMAIL = "This order has no email address to send to."
 CLICK_ID_REQUIRED = "A resend needs an id of the click (an Idempotency-Key of letters, digits, '-' or '_')."
 
 
-def resend_confirmation(session: Session, number: str, click_id: object, emails: OrderEmails) -> bool:
-    """Queue the order's confirmation once more for one staff click (committed here); the same
-    click id queues it once, so a double click sends one. False when this click was queued before."""
+def resend_confirmation(
+    session: Session, number: str, click_id: object, emails: OrderEmails, actor: Actor | None = None
+) -> bool:
+    """Queue the order's confirmation once more for one staff click (committed here, with the
+    activity log's row naming `actor`); the same click id queues it once, so a double click sends
+    one. False when this click was queued before."""
     click = order_emails.clean_click_id(click_id)
     if not click:
         raise ValidationError(CLICK_ID_REQUIRED)
@@ -244,6 +249,8 @@ def resend_confirmation(session: Session, number: str, click_id: object, emails:
     if not lifecycle.can_resend(order):
         raise ConflictError(NOT_CONFIRMED if order.payment_status not in WAS_PAID else NO_EMAIL)
     queued = emails.resend_confirmation(session, order, click)
+    if queued and actor is not None:
+        activity.record(session, actor, activity.RESEND, f"order {order.number}")
     session.commit()
     return queued
 
@@ -255,7 +262,7 @@ def revoke_links(session: Session, number: str, actor: str, now: datetime | None
     assert order.id is not None
     # One atomic step, so two clicks at once revoke twice rather than once over the other.
     session.execute(update(Order).where(col(Order.id) == order.id).values(link_generation=Order.link_generation + 1))
-    order_history.record(session, order.id, actor, order_history.LINKS_REVOKED, at=now)
+    order_history.record(session, order.id, actor, order_history.LINKS_REVOKED, at=now, order_number=order.number)
     session.commit()
 
 

@@ -1,7 +1,8 @@
-"""Admin sign-in: one admin account from the settings, server-side sessions, login throttling.
+"""Admin sign-in: staff accounts (the owner bootstrapped from the settings), server-side sessions,
+login throttling, and the one check of what a signed-in role may do (`authorize`).
 
-The password from the settings is kept only as a salted scrypt hash and compared in constant
-time. A session token is 256 random bits, handed to the browser once and stored as a SHA-256
+Passwords are kept only as Argon2id hashes (services/staff/passwords.py); a person signs in with
+their username or email. A session token is 256 random bits, handed to the browser once and stored as a SHA-256
 hash with an expiry; logging out revokes it.
 
 Sign-in attempts are counted in the database (so the limits hold across workers) before the
@@ -25,9 +26,12 @@ from datetime import datetime, timedelta
 from sqlmodel import Session, col, select, update
 
 from storefront.config import Settings
-from storefront.models import AdminSession, utcnow
-from storefront.services.platform.errors import UnauthorizedError, ValidationError
+from storefront.models import AdminSession, StaffAccount, utcnow
+from storefront.services.platform.errors import ForbiddenError, UnauthorizedError, ValidationError
 from storefront.services.platform.rate_limit import RateLimiter
+from storefront.services.staff import activity, roles, two_factor
+from storefront.services.staff.accounts import ensure_owner, find_for_sign_in
+from storefront.services.staff.passwords import password_matches
 
 logger = logging.getLogger(__name__)
 
@@ -91,6 +95,14 @@ class SignedIn:
     session_id: int
     username: str
     expires_at: datetime
+    #: services.staff.roles: what this person may do.
+    role: str = roles.OWNER
+    account_id: int | None = None
+
+    @property
+    def actor(self) -> activity.Actor:
+        """Who acts, for the activity log (the address is added where the request is known)."""
+        return activity.Actor(self.username)
 
 
 TOKEN_HASH_CHARS = 64
@@ -113,7 +125,8 @@ class AdminAuth:
     ) -> None:
         self._session_factory = session_factory
         self._username = settings.admin_username
-        self._password = PasswordHash.of(settings.admin_password)
+        self._settings_password = settings.admin_password
+        self._owner_ready = False
         self._clock = clock
         self._sleep = sleep
         self.uses_default_password = settings.admin_uses_default_password
@@ -132,7 +145,7 @@ class AdminAuth:
             session_factory, limit=FREE_USERNAME_FAILURES, window_seconds=60, message=TOO_MANY_FAILURES, clock=clock
         )
 
-    async def login(self, username: object, password: object, client: str = "") -> str:
+    async def login(self, username: object, password: object, client: str = "", code: object = None) -> str:
         """A new session token for the right credentials.
 
         ValidationError for missing fields, TooManyRequestsError after too many attempts this minute
@@ -155,7 +168,7 @@ class AdminAuth:
         delay = await asyncio.to_thread(self._count_attempt, pair_key, address_key, user_key)
         if delay:
             await self._sleep(delay)
-        return await asyncio.to_thread(self._check, name, secret, client, (pair_key, address_key, user_key))
+        return await asyncio.to_thread(self._check, name, secret, client, (pair_key, address_key, user_key), code)
 
     def _count_attempt(self, pair_key: str, address_key: str, user_key: str) -> float:
         """Count the attempt (refused when over a limit); the delay the username's failures ask for."""
@@ -163,34 +176,85 @@ class AdminAuth:
         self._per_address.attempt(address_key)
         return username_delay(self._user_failures.count(user_key))
 
-    def _check(self, name: str, secret: str, client: str, keys: tuple[str, str, str]) -> str:
-        """Check the credentials of a counted attempt; a session token when right."""
-        pair_key, address_key, user_key = keys
-        # Both checks always run, so timing does not tell a right username from a wrong one.
-        name_ok = hmac.compare_digest(name.encode(), self._username.encode())
-        password_ok = self._password.matches(secret)
-        if not (name_ok and password_ok):
-            self._user_failures.record(user_key)
-            logger.warning("Failed admin sign-in for %r from %s", name, client or "unknown")
-            raise UnauthorizedError(INVALID_CREDENTIALS)
-        # A success is no guess: the admin may sign in from here as often as needed.
-        self._per_address_user.give_back(pair_key)
-        self._per_address.give_back(address_key)
-        token = secrets.token_urlsafe(TOKEN_BYTES)
-        now = self._clock()
+    def _ensure_owner(self) -> None:
+        """The owner's account from the settings, made or brought in step once per process."""
+        if self._owner_ready:
+            return
         with self._session_factory() as session:
+            ensure_owner(session, self._username, self._settings_password, self._clock())
+        self._owner_ready = True
+
+    def _check(self, name: str, secret: str, client: str, keys: tuple[str, str, str], code: object = None) -> str:
+        """Check the credentials (and the two-factor code, when the person uses one) of a counted
+        attempt; a session token when right."""
+        pair_key, address_key, user_key = keys
+        self._ensure_owner()
+        with self._session_factory() as session:
+            account = find_for_sign_in(session, name)
+            # The hash is always checked (a dummy one without an account), so timing does not tell
+            # a right username from a wrong one.
+            password_ok = password_matches(account.password_hash if account else None, secret)
+            if account is None or not password_ok or account.disabled_at is not None:
+                self._user_failures.record(user_key)
+                logger.warning("Failed admin sign-in for %r from %s", name, client or "unknown")
+                raise UnauthorizedError(INVALID_CREDENTIALS)
+            if account.totp_enabled_at is not None:
+                self._check_code(session, account, code, keys, client)
+            token = secrets.token_urlsafe(TOKEN_BYTES)
+            now = self._clock()
             session.add(
                 AdminSession(
                     token_hash=hash_token(token),
-                    username=self._username,
+                    username=account.username,
                     client=client[:64],
                     created_at=now,
                     expires_at=now + SESSION_LIFETIME,
                 )
             )
+            activity.record(session, activity.Actor(account.username, client), activity.SIGN_IN, now=now)
             session.commit()
-        logger.info("Admin %s signed in from %s", self._username, client or "unknown")
+            username = account.username
+        # A success is no guess: the person may sign in from here as often as needed (given back
+        # after the commit: on SQLite another write while this session holds the lock would wait).
+        self._per_address_user.give_back(pair_key)
+        self._per_address.give_back(address_key)
+        logger.info("Admin %s signed in from %s", username, client or "unknown")
         return token
+
+    def _check_code(
+        self, session: Session, account: StaffAccount, code: object, keys: tuple[str, str, str], client: str
+    ) -> None:
+        """The second factor of a right password: refused without a code, or with one that is wrong
+        or used already (claimed with a compare-and-set, so two sign-ins never share one code)."""
+        pair_key, address_key, user_key = keys
+        if not str(code or "").strip():
+            # The right password without its code is no guess: the attempt is given back (the
+            # session's read ends first, so SQLite lets the counter be written).
+            session.rollback()
+            self._per_address_user.give_back(pair_key)
+            self._per_address.give_back(address_key)
+            raise UnauthorizedError(two_factor.CODE_REQUIRED, {"code": two_factor.CODE_REQUIRED})
+        old_step, old_codes = account.totp_last_step, account.recovery_codes_json
+        if two_factor.use_code(account, code, self._clock()):
+            # The account's own changed fields are not flushed first: the claim compares the old values.
+            with session.no_autoflush:
+                claimed = session.execute(
+                    update(StaffAccount)
+                    .where(
+                        col(StaffAccount.id) == account.id,
+                        col(StaffAccount.totp_last_step).is_(None) if old_step is None
+                        else col(StaffAccount.totp_last_step) == old_step,
+                        col(StaffAccount.recovery_codes_json) == old_codes,
+                    )
+                    .values(totp_last_step=account.totp_last_step, recovery_codes_json=account.recovery_codes_json)
+                    .execution_options(synchronize_session=False)
+                )
+            if claimed.rowcount == 1:  # type: ignore[attr-defined]
+                return
+        session.rollback()
+        self._user_failures.record(user_key)
+        logger.warning("Wrong two-factor code for %r from %s", account.username, client or "unknown")
+        raise UnauthorizedError(two_factor.INVALID_CODE, {"code": two_factor.INVALID_CODE})
 
     def verify(self, token: object) -> SignedIn:
         """The session a token opens; UnauthorizedError when missing, wrong, expired or revoked."""
@@ -202,18 +266,32 @@ class AdminAuth:
         """The session whose token hashes to `token_hash` (what the pages keep instead of the token)."""
         if len(token_hash) != TOKEN_HASH_CHARS:
             raise UnauthorizedError(SESSION_REQUIRED)
+        self._ensure_owner()
         with self._session_factory() as session:
-            row = session.exec(
-                select(AdminSession).where(
+            # The account is read with the session: a disabled or removed person's session opens nothing.
+            found = session.exec(
+                select(AdminSession, StaffAccount)
+                .join(StaffAccount, col(StaffAccount.username) == col(AdminSession.username))
+                .where(
                     col(AdminSession.token_hash) == token_hash,
                     col(AdminSession.revoked_at).is_(None),
                     col(AdminSession.expires_at) > self._clock(),
+                    col(StaffAccount.disabled_at).is_(None),
                 )
             ).first()
-        if row is None:
+        if found is None:
             raise UnauthorizedError(SESSION_REQUIRED)
+        row, account = found
         assert row.id is not None
-        return SignedIn(row.id, row.username, row.expires_at)
+        return SignedIn(row.id, row.username, row.expires_at, account.role, account.id)
+
+    @staticmethod
+    def authorize(signed_in: SignedIn, permission: str) -> SignedIn:
+        """The session, when its role may do what `permission` names; ForbiddenError otherwise.
+        The one check of roles: the API's guard and the pages' guard both call it."""
+        if not roles.allows(signed_in.role, permission):
+            raise ForbiddenError(roles.NOT_ALLOWED)
+        return signed_in
 
     def logout(self, token: object) -> None:
         """Revoke the session of this token (nothing happens for an unknown one)."""

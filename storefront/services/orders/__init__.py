@@ -15,5 +15,5 @@ cancellations and expiry (`order_cancellation.py`) with the order's history
 order (`order_lookup.py`), and the statuses an order, its
 payment and its charge attempts move through, with their labels (`statuses.py`).
 
-May use: platform, catalog, payments, printify, shopify, mail, discounts.
+May use: platform, catalog, payments, printify, shopify, mail, discounts, staff.
 """

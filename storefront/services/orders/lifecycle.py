@@ -219,7 +219,7 @@ def move(
         claims.release_order(session, order)  # a cancelled or expired order gives its code's use back
     action = rule.history if history is True else (history or None)
     if action is not None:
-        order_history.record(session, order.id, actor, action, detail, at=now)
+        order_history.record(session, order.id, actor, action, detail, at=now, order_number=order.number)
     if order in session:
         session.refresh(order)
     else:  # read in an earlier session: the email is written from the order as it is now

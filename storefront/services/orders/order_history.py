@@ -8,6 +8,7 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from storefront.models import OrderHistory, utcnow
+from storefront.services.staff import activity
 
 #: Actors that are not a person.
 SYSTEM = "system"
@@ -52,11 +53,32 @@ LABELS: dict[str, str] = {
 }
 
 
+#: The activity log's action for each history line a person (not the system or a gateway) causes.
+STAFF_ACTIVITY: dict[str, str] = {
+    REFUND_REQUESTED: activity.REFUND,
+    REFUNDED: activity.REFUND,
+    PARTIALLY_REFUNDED: activity.REFUND,
+    REFUND_FAILED: activity.REFUND,
+    CANCELLED: activity.CANCEL,
+    UNQUEUED: activity.CANCEL,
+    PROVIDER_CANCELLED: activity.CANCEL,
+    RESOLVED: activity.ORDER_CHANGE,
+    LINKS_REVOKED: activity.ORDER_CHANGE,
+}
+
+
 def record(
-    session: Session, order_id: int, actor: str, action: str, detail: str = "", at: datetime | None = None
+    session: Session, order_id: int, actor: str, action: str, detail: str = "", at: datetime | None = None,
+    *, order_number: str | None = None,
 ) -> None:
-    """Add one line to the order's history (committed with the caller's transaction)."""
-    session.add(OrderHistory(order_id=order_id, actor=actor[:100], action=action, detail=detail, at=at or utcnow()))
+    """Add one line to the order's history and, for a person's action, the activity log's row
+    (both committed with the caller's transaction)."""
+    at = at or utcnow()
+    session.add(OrderHistory(order_id=order_id, actor=actor[:100], action=action, detail=detail, at=at))
+    if actor not in (SYSTEM, STRIPE) and action in STAFF_ACTIVITY:
+        target = f"order {order_number}" if order_number else f"order #{order_id}"
+        activity.record(session, activity.Actor(actor), STAFF_ACTIVITY[action], target,
+                        after={"history": LABELS.get(action, action), **({"detail": detail} if detail else {})}, now=at)
 
 
 def history(session: Session, order_id: int) -> list[OrderHistory]:

@@ -32,6 +32,12 @@ class UnauthorizedError(ServiceError):
     status_code = 401
 
 
+class ForbiddenError(ServiceError):
+    """Signed in, but the person's role may not do this."""
+
+    status_code = 403
+
+
 class ConflictError(ServiceError):
     status_code = 409
 

@@ -10,6 +10,7 @@ import reflex as rx
 
 from storefront.services.admin import admin_catalog, admin_editor, base_price, descriptions, product_forms, product_rows
 from storefront.services.platform.errors import ServiceError
+from storefront.services.staff.activity import Actor
 from storefront.state.admin.catalog_calls import failure_text, log_unexpected, with_session
 from storefront.state.admin.paged import Page, PagedAdminState, PageRequest
 from storefront.state.admin.session import AdminState, admin_event
@@ -76,12 +77,14 @@ def _page(shop_id: str, query: str, offset: int, archived: bool) -> product_rows
         )
 
 
-def _restore(product_id: str) -> product_rows.AdminProductRow:
+def _restore(product_id: str, actor: Actor) -> product_rows.AdminProductRow:
     with session_scope() as session:
-        return admin_catalog.restore_product(session, product_id)
+        return admin_catalog.restore_product(session, product_id, actor=actor)
 
 
-def _save(shop_id: str, row: EditorRow, below_cost_confirmed: bool = False) -> product_rows.AdminProductRow:
+def _save(
+    shop_id: str, row: EditorRow, actor: Actor, below_cost_confirmed: bool = False
+) -> product_rows.AdminProductRow:
     return with_session(
         admin_catalog.update_product,
         product_forms.parse_shop_id(shop_id),
@@ -93,6 +96,7 @@ def _save(shop_id: str, row: EditorRow, below_cost_confirmed: bool = False) -> p
         price=row["price"],
         category=row["category"],
         below_cost_confirmed=below_cost_confirmed,
+        actor=actor,
     )
 
 
@@ -173,10 +177,11 @@ class ProductEditorState(PagedAdminState, AdminState):
         """Save each row in turn; returns how many were saved and the failures' messages. A row whose
         price would sell below cost is kept with the confirmation to give (its own Save asks)."""
         shop_id = await current_shop(self)
+        actor = await self._actor()
         saved, failures = 0, []
         for row in rows:
             try:
-                fresh = await asyncio.to_thread(_save, shop_id, row, below_cost_confirmed)
+                fresh = await asyncio.to_thread(_save, shop_id, row, actor, below_cost_confirmed)
             except base_price.BelowCostError as error:
                 async with self:
                     self._update_row(row["id"], error="", below_cost=error.message)
@@ -289,7 +294,7 @@ class ProductEditorState(PagedAdminState, AdminState):
         try:
             row = await asyncio.to_thread(
                 with_session, admin_catalog.archive_product, product_forms.parse_shop_id(shop_id), product_id,
-                delete_at_provider=delete_at_provider,
+                delete_at_provider=delete_at_provider, actor=await self._actor(),
             )
         except Exception as error:  # noqa: BLE001 - the provider or database may fail; the toast says so
             log_unexpected(error, f"archiving {product_id}")
@@ -306,7 +311,7 @@ class ProductEditorState(PagedAdminState, AdminState):
     @admin_event
     async def restore(self, product_id: str):
         try:
-            row = await asyncio.to_thread(_restore, product_id)
+            row = await asyncio.to_thread(_restore, product_id, await self._actor())
         except Exception as error:  # noqa: BLE001 - reported in the toast
             log_unexpected(error, f"restoring {product_id}")
             yield rx.toast.error(

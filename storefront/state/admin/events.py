@@ -14,6 +14,8 @@ from storefront.services.events import events
 from storefront.services.media import uploads
 from storefront.services.media.images import MAX_IMAGE_BYTES
 from storefront.services.platform.errors import ServiceError, ValidationError
+from storefront.services.staff import activity
+from storefront.services.staff.activity import Actor
 from storefront.state.admin.paged import Page, PagedAdminState, PageRequest
 from storefront.state.admin.session import AdminState, admin_event
 from storefront.wiring import services, session_scope
@@ -132,15 +134,18 @@ def _load_form(event_id: int) -> events.EventView:
         return events.get_event(session, event_id, include_inactive=True)
 
 
-def _save(event_id: int, data: dict[str, Any]) -> EventCard:
+def _save(event_id: int, data: dict[str, Any], actor: Actor) -> EventCard:
     with session_scope() as session:
         view = events.update_event(session, event_id, data) if event_id else events.create_event(session, data)
+        change = {"updated" if event_id else "created": view.title}
+        activity.record(session, actor, activity.EVENT_CHANGE, f"event {view.id}", after=change)
         return to_card(view)
 
 
-def _delete(event_id: int) -> None:
+def _delete(event_id: int, actor: Actor) -> None:
     with session_scope() as session:
         events.delete_event(session, event_id)
+        activity.record(session, actor, activity.EVENT_CHANGE, f"event {event_id}", after={"deleted": True})
 
 
 def _store(files: list[uploads.UploadedFile]) -> list[str]:
@@ -363,7 +368,7 @@ class AdminEventsState(PagedAdminState, AdminState):
             event_id, data = self.editing_id, self._form_data()
         failed = UPDATE_FAILED if event_id else CREATE_FAILED
         try:
-            card = await asyncio.to_thread(_save, event_id, data)
+            card = await asyncio.to_thread(_save, event_id, data, await self._actor())
         except ValidationError as error:
             async with self:
                 self.saving, self.errors = False, dict(error.field_errors)
@@ -454,7 +459,7 @@ class AdminEventsState(PagedAdminState, AdminState):
                 return None
             event_id, self.deleting = self.delete_id, True
         try:
-            await asyncio.to_thread(_delete, event_id)
+            await asyncio.to_thread(_delete, event_id, await self._actor())
         except Exception as error:
             if not isinstance(error, ServiceError):
                 log.exception("deleting event %s failed", event_id)

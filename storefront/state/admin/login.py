@@ -23,6 +23,8 @@ class AdminLoginState(AdminState):
     field_errors: dict[str, str] = {}
     alert: str = ""
     submitting: bool = False
+    #: The password was right and the person uses two-factor sign-in: the code field is shown.
+    needs_code: bool = False
 
     @rx.var
     def default_hint(self) -> str:
@@ -33,7 +35,7 @@ class AdminLoginState(AdminState):
     @rx.event
     async def open_login(self):
         """on_load: a live session (this tab's, or the one the browser keeps) goes straight to the dashboard."""
-        self.field_errors, self.alert, self.submitting = {}, "", False
+        self.field_errors, self.alert, self.submitting, self.needs_code = {}, "", False, False
         if self._token_hash and await self._signed_in() is not None:
             return rx.redirect(DASHBOARD_ROUTE)
         return self._read_token(AdminLoginState.resume_on_login)
@@ -53,11 +55,14 @@ class AdminLoginState(AdminState):
         self.submitting, self.alert, self.field_errors = True, "", {}
         client = self.router.session.client_ip or "unknown"
         try:
-            token = await auth().login(form.get("username"), form.get("password"), client)
+            token = await auth().login(form.get("username"), form.get("password"), client, code=form.get("code"))
         except ValidationError as error:
             self.field_errors = error.field_errors
             return None
         except ServiceError as error:
+            if isinstance(error.details, dict) and "code" in error.details:
+                self.needs_code, self.field_errors = True, {"code": str(error.details["code"])}
+                return None
             self.alert = error.message or LOGIN_FAILED
             return None
         except Exception:  # noqa: BLE001 - the shopper-facing rule: say it failed, keep the page
@@ -65,6 +70,7 @@ class AdminLoginState(AdminState):
             return None
         finally:
             self.submitting = False
+        self.needs_code = False
         return [self._keep_session(token), rx.toast.success(LOGIN_SUCCESSFUL), rx.redirect(DASHBOARD_ROUTE)]
 
     @rx.event

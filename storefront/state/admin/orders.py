@@ -20,6 +20,7 @@ from storefront.services.orders.order_cancellation import Outcome
 from storefront.services.orders.refund_amounts import RefundRequest
 from storefront.services.platform.errors import ServiceError, ValidationError
 from storefront.services.platform.money import format_usd
+from storefront.services.staff.activity import Actor
 from storefront.state.admin.order_rows import (
     EMPTY_DETAIL,
     ChartPoint,
@@ -174,10 +175,10 @@ def _resolve(number: str, admin: str, note: str) -> AfterAction:
     return _after_action(number)
 
 
-def _resend(number: str, click_id: str) -> tuple[bool, str, Detail]:
+def _resend(number: str, click_id: str, actor: Actor) -> tuple[bool, str, Detail]:
     """Queue the confirmation again for one click; whether it was queued, to whom, the dialog after."""
     with session_scope() as session:
-        queued = admin_orders.resend_confirmation(session, number, click_id, services().emails)
+        queued = admin_orders.resend_confirmation(session, number, click_id, services().emails, actor)
         order, detail = _load_detail(session, number)
         return queued, order.customer_email, detail
 
@@ -374,11 +375,13 @@ class OrdersState(PagedAdminState, AdminState):
         return None
 
     @rx.event(background=True)
+    @admin_event
     async def confirm_refund(self, form: dict[str, Any]):
         """The refund form: the amount or lines it names, refunded once per opening of the form."""
         return await self._act(form if isinstance(form, dict) else {})
 
     @rx.event(background=True)
+    @admin_event
     async def confirm(self):
         """Refund or cancel the order in the dialog as the signed-in admin; a second click while it
         runs does nothing (and the service refunds once anyway)."""
@@ -455,7 +458,7 @@ class OrdersState(PagedAdminState, AdminState):
                 return None
             self.resending = True
         try:
-            queued, recipient, detail = await asyncio.to_thread(_resend, number, click_id)
+            queued, recipient, detail = await asyncio.to_thread(_resend, number, click_id, await self._actor())
         except Exception as error:
             if not isinstance(error, ServiceError):
                 log.exception("resending the confirmation of order %s failed", number)
@@ -474,6 +477,7 @@ class OrdersState(PagedAdminState, AdminState):
         )
 
     @rx.event(background=True)
+    @admin_event
     async def revoke_links(self):
         """'Revoke email links': no link to this order sent in an email opens it any more."""
         async with self:
@@ -524,6 +528,7 @@ class OrdersState(PagedAdminState, AdminState):
         return rx.toast.success(RETRY_QUEUED, description=f"Order {number} will be sent to the print provider again.")
 
     @rx.event(background=True)
+    @admin_event
     async def resolve(self, form: dict[str, Any]):
         """'Mark resolved' with its note: the order needs attention no more; the note is in its history."""
         async with self:

@@ -6,6 +6,10 @@ never holds a token that opens anything: an admin page sends the token once, wit
 resumes the session in its tab (`resume_session`), and every admin handler then asks the
 server-side session store again through `AdminState._signed_in`. A missing, wrong, expired or
 revoked token sends the browser back to the login page with the token removed.
+
+`admin_event` also asks `AdminAuth.authorize` (the one role check, the API's guard asks it too)
+whether the person's role may run the handler (services/staff/roles.py says what each needs); a
+role that may not is told so and nothing runs.
 """
 
 from __future__ import annotations
@@ -23,7 +27,9 @@ import reflex as rx
 from reflex.istate.proxy import StateProxy
 
 from storefront.services.admin.auth import MAX_TOKEN_CHARS, AdminAuth, SignedIn, hash_token
-from storefront.services.platform.errors import UnauthorizedError
+from storefront.services.platform.errors import ForbiddenError, UnauthorizedError
+from storefront.services.staff import roles
+from storefront.services.staff.activity import Actor
 from storefront.wiring import services
 
 log = logging.getLogger(__name__)
@@ -77,6 +83,18 @@ def _lock_for_check(state: Any) -> contextlib.AbstractAsyncContextManager[Any]:
     return contextlib.nullcontext()
 
 
+def _refusal(state: Any, handler_name: str, signed_in: SignedIn) -> rx.event.EventSpec | None:
+    """None when the role may run the handler; else the toast that says it may not."""
+    permission = roles.handler_permission(state.__class__.__name__, handler_name)
+    try:
+        auth().authorize(signed_in, permission)
+    except ForbiddenError as error:
+        log.warning("%s (%s) may not run %s.%s", signed_in.username, signed_in.role,
+                    state.__class__.__name__, handler_name)
+        return rx.toast.error(error.message)
+    return None
+
+
 def admin_event(handler: Handler) -> Handler:
     """Verify the admin session on the server before `handler` runs; signed out, the handler does not
     run and the browser goes to the login page (returned, or yielded by a generator handler).
@@ -90,9 +108,14 @@ def admin_event(handler: Handler) -> Handler:
         @functools.wraps(handler)
         async def checked_generator(self: Any, *args: Any, **kwargs: Any) -> Any:
             async with _lock_for_check(self):
-                if await self._signed_in() is None:
+                signed_in = await self._signed_in()
+                if signed_in is None:
                     yield self._to_login()
                     return
+            refusal = _refusal(self, handler.__name__, signed_in)
+            if refusal is not None:
+                yield refusal
+                return
             async for event in handler(self, *args, **kwargs):
                 yield event
 
@@ -103,8 +126,12 @@ def admin_event(handler: Handler) -> Handler:
         @functools.wraps(handler)
         async def checked(self: Any, *args: Any, **kwargs: Any) -> Any:
             async with _lock_for_check(self):
-                if await self._signed_in() is None:
+                signed_in = await self._signed_in()
+                if signed_in is None:
                     return self._to_login()
+            refusal = _refusal(self, handler.__name__, signed_in)
+            if refusal is not None:
+                return refusal
             return await handler(self, *args, **kwargs)
 
         setattr(checked, SESSION_CHECKED, True)
@@ -121,6 +148,11 @@ class AdminState(rx.State):
     #: True once the server confirmed the session in this tab: admin pages draw nothing before,
     #: so a visitor without one never sees the dashboard's frame on the way to the login page.
     session_checked: bool = False
+    #: The signed-in person, their role and what it may do (the dashboard shows only that; the
+    #: server checks again at every handler).
+    staff_username: str = ""
+    staff_role: str = ""
+    permissions: list[str] = []
 
     async def _signed_in(self) -> SignedIn | None:
         """The verified session, or None (the hash is then forgotten). Every admin handler checks it
@@ -132,7 +164,16 @@ class AdminState(rx.State):
             self._token_hash, self.session_checked = "", False
             return None
         self.session_checked = True
+        if self.staff_role != signed_in.role or self.staff_username != signed_in.username:
+            self.staff_username, self.staff_role = signed_in.username, signed_in.role
+            self.permissions = roles.permissions_of(signed_in.role)
         return signed_in
+
+    async def _actor(self) -> Actor:
+        """Who acts in this tab and from which address (what the activity log names); read under
+        the state lock, which a background handler takes here."""
+        async with _lock_for_check(self):
+            return Actor(self.staff_username, self.router.session.client_ip or "")
 
     def _keep_session(self, token: str) -> rx.event.EventSpec:
         """Sign this tab in with a new token: its hash here, the token in the browser only."""
@@ -142,6 +183,7 @@ class AdminState(rx.State):
     def _forget_session(self) -> rx.event.EventSpec:
         """Sign this tab out: the hash forgotten here, the token removed from the browser."""
         self._token_hash, self.session_checked = "", False
+        self.staff_username, self.staff_role, self.permissions = "", "", []
         return rx.call_script(FORGET_TOKEN_SCRIPT)
 
     @staticmethod

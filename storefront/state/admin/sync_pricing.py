@@ -20,6 +20,7 @@ from storefront.services.catalog import sync as catalog_sync
 from storefront.services.catalog.sync import SyncProgress
 from storefront.services.platform.errors import ValidationError
 from storefront.services.platform.money import format_usd
+from storefront.services.staff.activity import Actor
 from storefront.state.admin.catalog_calls import (
     error_toast,
     failure_text,
@@ -88,10 +89,12 @@ def _sync(shop_id: str, progress: Callable[[SyncProgress], None]) -> catalog_syn
     return with_session(catalog_sync.sync_shop, product_forms.parse_shop_id(shop_id), progress)
 
 
-def _sync_price(shop_id: str, product_id: str, price: object, below_cost_confirmed: bool) -> AdminProductRow:
+def _sync_price(
+    shop_id: str, product_id: str, price: object, below_cost_confirmed: bool, actor: Actor
+) -> AdminProductRow:
     return with_session(
         admin_catalog.sync_price, product_forms.parse_shop_id(shop_id), product_id, price,
-        below_cost_confirmed=below_cost_confirmed,
+        below_cost_confirmed=below_cost_confirmed, actor=actor,
     )
 
 
@@ -227,9 +230,10 @@ class SyncPricingState(PagedAdminState, AdminState):
             if row is None or self.pricing:
                 return None
             product_id, self.pricing = asked["id"], asked["id"]
+        actor = await self._actor()
         try:
             updated = await asyncio.to_thread(
-                _sync_price, row["shop_id"], product_id, asked["price_value"], bool(asked["below_cost"])
+                _sync_price, row["shop_id"], product_id, asked["price_value"], bool(asked["below_cost"]), actor
             )
         except BelowCostError as error:
             async with self:

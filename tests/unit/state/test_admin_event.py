@@ -8,6 +8,9 @@ import typing
 
 import pytest
 
+from storefront.models import utcnow
+from storefront.services.admin.auth import SignedIn
+from storefront.services.staff import roles
 from storefront.state.admin.session import admin_event
 
 TO_LOGIN = "to the login page"
@@ -16,11 +19,11 @@ TO_LOGIN = "to the login page"
 class FakeAdmin:
     """Just what the decorator touches: the session check and the way to the login page."""
 
-    def __init__(self, signed_in: bool) -> None:
-        self.signed_in, self.ran = signed_in, []
+    def __init__(self, signed_in: bool, role: str = roles.OWNER) -> None:
+        self.signed_in, self.role, self.ran = signed_in, role, []
 
-    async def _signed_in(self) -> str | None:
-        return "admin" if self.signed_in else None
+    async def _signed_in(self) -> SignedIn | None:
+        return SignedIn(1, "admin", utcnow(), self.role) if self.signed_in else None
 
     @staticmethod
     def _to_login() -> str:
@@ -77,3 +80,11 @@ def test_a_synchronous_handler_is_refused() -> None:
         @admin_event
         def plain(self: object) -> None:
             return None
+
+
+def test_a_role_that_may_not_run_the_handler_is_told_so_and_nothing_runs() -> None:
+    # FakeAdmin is in no roles table: its handlers are the owner's alone.
+    admin = FakeAdmin(signed_in=True, role=roles.STAFF)
+    refusal = asyncio.run(admin.rename("p1", title="New"))
+    assert refusal is not None and roles.NOT_ALLOWED in str(refusal)
+    assert admin.ran == []
