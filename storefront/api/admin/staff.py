@@ -4,9 +4,9 @@ asking for a reset link (limited per address)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends, Request
+from fastapi import APIRouter, Body, Depends, Path, Request
 
 from storefront.api.admin.session import ADMIN_ERRORS, ADMIN_ONLY, require_admin
 from storefront.api.admin.staff_schemas import (
@@ -26,12 +26,16 @@ from storefront.api.admin.staff_schemas import (
 )
 from storefront.api.orders import client_address
 from storefront.api.schemas import Success, dump, errors
+from storefront.models import DB_INT_MAX, DB_INT_MIN
 from storefront.services.admin.auth import SignedIn
 from storefront.services.staff.accounts import PASSWORD_SET, StaffAccounts
 from storefront.services.staff.activity import Actor
 from storefront.services.staff.two_factor import TwoFactor
 
 RESET_SENT = "If an account matches, a reset link is on its way to its email."
+
+#: An account's id, within the database's integer range (a larger one is FastAPI's 422).
+AccountId = Annotated[int, Path(ge=DB_INT_MIN, le=DB_INT_MAX)]
 
 router = APIRouter(dependencies=ADMIN_ONLY, responses=ADMIN_ERRORS, tags=["admin: staff"])
 public_router = APIRouter(tags=["admin: staff"])
@@ -65,18 +69,18 @@ def invite(
 
 
 @router.post("/api/admin/staff/{account_id}/disable", response_model=AccountAnswer, responses=errors(403, 404))
-def disable(account_id: int, request: Request, admin: SignedIn = Depends(require_admin)) -> dict[str, Any]:
+def disable(account_id: AccountId, request: Request, admin: SignedIn = Depends(require_admin)) -> dict[str, Any]:
     """Disable the account: its open sessions stop working at their next call."""
     return {"account": _accounts(request).disable(_actor(request, admin), account_id).as_dict()}
 
 
 @router.post("/api/admin/staff/{account_id}/enable", response_model=AccountAnswer, responses=errors(403, 404))
-def enable(account_id: int, request: Request, admin: SignedIn = Depends(require_admin)) -> dict[str, Any]:
+def enable(account_id: AccountId, request: Request, admin: SignedIn = Depends(require_admin)) -> dict[str, Any]:
     return {"account": _accounts(request).enable(_actor(request, admin), account_id).as_dict()}
 
 
 @router.delete("/api/admin/staff/{account_id}", response_model=Success, responses=errors(403, 404))
-def remove(account_id: int, request: Request, admin: SignedIn = Depends(require_admin)) -> dict[str, bool]:
+def remove(account_id: AccountId, request: Request, admin: SignedIn = Depends(require_admin)) -> dict[str, bool]:
     """Remove the account; its sessions end now (the activity log keeps its name)."""
     _accounts(request).remove(_actor(request, admin), account_id)
     return {"success": True}
