@@ -4,9 +4,9 @@ asking for a reset link (limited per address)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends, Request
+from fastapi import APIRouter, Body, Depends, Path, Request
 
 from storefront.api.admin.session import ADMIN_ERRORS, ADMIN_ONLY, require_admin
 from storefront.api.admin.staff_schemas import (
@@ -26,12 +26,15 @@ from storefront.api.admin.staff_schemas import (
 )
 from storefront.api.orders import client_address
 from storefront.api.schemas import Success, dump, errors
+from storefront.models import DB_INT_MAX
 from storefront.services.admin.auth import SignedIn
 from storefront.services.staff.accounts import PASSWORD_SET, StaffAccounts
 from storefront.services.staff.activity import Actor
 from storefront.services.staff.two_factor import TwoFactor
 
 RESET_SENT = "If an account matches, a reset link is on its way to its email."
+
+AccountId = Annotated[int, Path(ge=1, le=DB_INT_MAX)]
 
 router = APIRouter(dependencies=ADMIN_ONLY, responses=ADMIN_ERRORS, tags=["admin: staff"])
 public_router = APIRouter(tags=["admin: staff"])
@@ -65,18 +68,18 @@ def invite(
 
 
 @router.post("/api/admin/staff/{account_id}/disable", response_model=AccountAnswer, responses=errors(403, 404))
-def disable(account_id: int, request: Request, admin: SignedIn = Depends(require_admin)) -> dict[str, Any]:
+def disable(account_id: AccountId, request: Request, admin: SignedIn = Depends(require_admin)) -> dict[str, Any]:
     """Disable the account: its open sessions stop working at their next call."""
     return {"account": _accounts(request).disable(_actor(request, admin), account_id).as_dict()}
 
 
 @router.post("/api/admin/staff/{account_id}/enable", response_model=AccountAnswer, responses=errors(403, 404))
-def enable(account_id: int, request: Request, admin: SignedIn = Depends(require_admin)) -> dict[str, Any]:
+def enable(account_id: AccountId, request: Request, admin: SignedIn = Depends(require_admin)) -> dict[str, Any]:
     return {"account": _accounts(request).enable(_actor(request, admin), account_id).as_dict()}
 
 
 @router.delete("/api/admin/staff/{account_id}", response_model=Success, responses=errors(403, 404))
-def remove(account_id: int, request: Request, admin: SignedIn = Depends(require_admin)) -> dict[str, bool]:
+def remove(account_id: AccountId, request: Request, admin: SignedIn = Depends(require_admin)) -> dict[str, bool]:
     """Remove the account; its sessions end now (the activity log keeps its name)."""
     _accounts(request).remove(_actor(request, admin), account_id)
     return {"success": True}
@@ -92,7 +95,7 @@ def change_password(
     return {"success": True}
 
 
-@public_router.post("/api/admin/password/set", response_model=MessageAnswer, responses=errors(422))
+@public_router.post("/api/staff/set-password", response_model=MessageAnswer, responses=errors(422))
 def set_password(request: Request, payload: SetPasswordRequest | None = Body(None)) -> dict[str, Any]:
     """Set a password with the token of an invitation or reset link (each link works once)."""
     data = dump(payload)
@@ -100,7 +103,7 @@ def set_password(request: Request, payload: SetPasswordRequest | None = Body(Non
     return {"success": True, "message": PASSWORD_SET}
 
 
-@public_router.post("/api/admin/password/reset", response_model=MessageAnswer, responses=errors(422, 429))
+@public_router.post("/api/staff/reset-password", response_model=MessageAnswer, responses=errors(422, 429))
 def request_reset(request: Request, payload: ResetRequest | None = Body(None)) -> dict[str, Any]:
     """Email a reset link to the account with this username or email; the same answer either way."""
     services = request.app.state.services
