@@ -16,7 +16,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from storefront import db, wiring
-from storefront.config import Settings
+from storefront.config import PRODUCTION, Settings
 from storefront.models import utcnow
 from storefront.services.admin.auth import AdminAuth
 from storefront.services.catalog.store_catalogue import SYNC_JOB
@@ -190,7 +190,7 @@ class Services:
     @cached_property
     def two_factor(self) -> TwoFactor:
         """TOTP enrolment with recovery codes (the codes themselves are checked at sign-in, by `auth`)."""
-        return TwoFactor(self.session_factory, self.clock)
+        return TwoFactor(self.session_factory, self.clock, production=self.settings.store_env == PRODUCTION)
 
     @cached_property
     def reset_limiter(self) -> RateLimiter:

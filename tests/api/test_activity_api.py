@@ -49,7 +49,7 @@ def _staff(client: TestClient) -> dict[str, str]:
         headers=owner_headers(client),
     )
     token = invited.json()["link"].split("token=")[1]
-    assert client.post("/api/admin/password/set", json={"token": token, "password": SAM_PASSWORD}).status_code == 200
+    assert client.post("/api/staff/set-password", json={"token": token, "password": SAM_PASSWORD}).status_code == 200
     signed_in = client.post("/api/admin/login", json={"username": "sam", "password": SAM_PASSWORD})
     return {"x-admin-token": signed_in.json()["token"]}
 

@@ -24,9 +24,9 @@ PASSWORD = "correct horse battery"
 PUBLIC_ROUTES = {
     ("POST", "/api/admin/login"),
     # Opened only by the token of an emailed single-use link.
-    ("POST", "/api/admin/password/set"),
+    ("POST", "/api/staff/set-password"),
     # Answers the same whether an account matches; limited per address.
-    ("POST", "/api/admin/password/reset"),
+    ("POST", "/api/staff/reset-password"),
     ("GET", "/api/events"),
     ("POST", "/api/printify/orders"),
     ("POST", "/api/printify/orders/{order_id}/process-payment"),

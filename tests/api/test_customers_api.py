@@ -79,7 +79,7 @@ def test_staff_cannot_see_customers(client: TestClient, engine: Engine) -> None:
         "/api/admin/staff", json={"email": "sam@example.com", "username": "sam", "role": "staff"}, headers=owner
     )
     token = invited.json()["link"].split("token=")[1]
-    client.post("/api/admin/password/set", json={"token": token, "password": "sam's own long passphrase"})
+    client.post("/api/staff/set-password", json={"token": token, "password": "sam's own long passphrase"})
     sam = client.post("/api/admin/login", json={"username": "sam", "password": "sam's own long passphrase"})
     headers = {"x-admin-token": sam.json()["token"]}
     assert client.get("/api/admin/customers", headers=headers).status_code == 403

@@ -52,7 +52,7 @@ def _sign_in(client: TestClient, name: str, password: str) -> dict[str, str]:
 
 def _staff_member(client: TestClient, role: str = "staff", username: str = "sam") -> dict[str, str]:
     token = _invite(client, owner_headers(client), username, role)
-    assert client.post("/api/admin/password/set", json={"token": token, "password": SAM_PASSWORD}).status_code == 200
+    assert client.post("/api/staff/set-password", json={"token": token, "password": SAM_PASSWORD}).status_code == 200
     return _sign_in(client, username, SAM_PASSWORD)
 
 
@@ -74,7 +74,7 @@ def test_an_invited_person_sets_a_password_and_signs_in_by_username_or_email(
     assert mail.recipient == "sam@example.com" and token in mail.text_body.replace("%7E", "~")
     assert client.post("/api/admin/login", json={"username": "sam", "password": SAM_PASSWORD}).status_code == 401
 
-    answer = client.post("/api/admin/password/set", json={"token": token, "password": SAM_PASSWORD})
+    answer = client.post("/api/staff/set-password", json={"token": token, "password": SAM_PASSWORD})
     assert answer.status_code == 200, answer.text
 
     by_name = _sign_in(client, "sam", SAM_PASSWORD)
@@ -88,10 +88,10 @@ def test_an_invited_person_sets_a_password_and_signs_in_by_username_or_email(
 
 def test_an_invitation_link_works_once(client: TestClient) -> None:
     token = _invite(client, owner_headers(client))
-    assert client.post("/api/admin/password/set", json={"token": token, "password": SAM_PASSWORD}).status_code == 200
-    again = client.post("/api/admin/password/set", json={"token": token, "password": "another long passphrase"})
+    assert client.post("/api/staff/set-password", json={"token": token, "password": SAM_PASSWORD}).status_code == 200
+    again = client.post("/api/staff/set-password", json={"token": token, "password": "another long passphrase"})
     assert again.status_code == 422 and again.json()["error"] == LINK_INVALID
-    forged = client.post("/api/admin/password/set", json={"token": token[:-2] + "xx", "password": SAM_PASSWORD})
+    forged = client.post("/api/staff/set-password", json={"token": token[:-2] + "xx", "password": SAM_PASSWORD})
     assert forged.status_code == 422
 
 
@@ -100,9 +100,9 @@ def test_an_invitation_link_works_once(client: TestClient) -> None:
 )
 def test_a_weak_password_is_refused_and_the_link_kept(client: TestClient, password: str, message: str) -> None:
     token = _invite(client, owner_headers(client))
-    refused = client.post("/api/admin/password/set", json={"token": token, "password": password})
+    refused = client.post("/api/staff/set-password", json={"token": token, "password": password})
     assert refused.status_code == 422 and refused.json()["details"] == {"password": message}
-    assert client.post("/api/admin/password/set", json={"token": token, "password": SAM_PASSWORD}).status_code == 200
+    assert client.post("/api/staff/set-password", json={"token": token, "password": SAM_PASSWORD}).status_code == 200
 
 
 def test_staff_cannot_refund_or_manage_accounts_but_work_the_orders(client: TestClient) -> None:
@@ -164,15 +164,15 @@ def test_changing_the_password_needs_the_current_one(client: TestClient) -> None
 
 def test_a_reset_link_is_emailed_and_sets_a_new_password(client: TestClient, engine: Engine) -> None:
     _staff_member(client)
-    unknown = client.post("/api/admin/password/reset", json={"username": "nobody@example.com"})
-    answer = client.post("/api/admin/password/reset", json={"username": "sam@example.com"})
+    unknown = client.post("/api/staff/reset-password", json={"username": "nobody@example.com"})
+    answer = client.post("/api/staff/reset-password", json={"username": "sam@example.com"})
     assert answer.status_code == unknown.status_code == 200 and answer.json() == unknown.json()
     with Session(engine) as session:
         mail = session.exec(select(MailMessage).where(col(MailMessage.kind) == "staff-reset")).one()
     match = re.search(r"token=(\S+)", mail.text_body)
     assert match is not None
     token = parse_qs(f"token={match.group(1)}")["token"][0]
-    reset = client.post("/api/admin/password/set", json={"token": token, "password": "reset long passphrase"})
+    reset = client.post("/api/staff/set-password", json={"token": token, "password": "reset long passphrase"})
     assert reset.status_code == 200
     _sign_in(client, "sam", "reset long passphrase")
 
@@ -185,7 +185,7 @@ def test_each_sign_in_is_in_the_activity_log(client: TestClient, engine: Engine)
 
 
 def test_every_admin_route_has_a_permission_in_the_roles_table(client: TestClient) -> None:
-    public = {("POST", "/api/admin/login"), ("POST", "/api/admin/password/set"), ("POST", "/api/admin/password/reset")}
+    public = {("POST", "/api/admin/login"), ("POST", "/api/staff/set-password"), ("POST", "/api/staff/reset-password")}
     paths = client.app.openapi()["paths"]  # type: ignore[attr-defined]
     admin_paths = {
         (method.upper(), path) for path, methods in paths.items() for method in methods

@@ -107,3 +107,24 @@ def owner_headers_with(client: TestClient, code: str) -> dict[str, str]:
     response = _login(client, code)
     assert response.status_code == 200, response.text
     return {"x-admin-token": response.json()["token"]}
+
+
+def test_in_production_the_owner_is_asked_to_enrol_until_it_is_on(client: TestClient, engine: Engine) -> None:
+    from storefront.services.staff.two_factor import TwoFactor
+    from storefront.wiring import session_factory
+
+    owner_headers(client)  # the owner's account is made at the first sign-in
+    assert client.get("/api/admin/two-factor", headers=owner_headers(client)).json()["due"] is False
+    production = TwoFactor(session_factory(engine), production=True)
+    assert production.status(USERNAME)["due"] is True
+
+
+def test_the_owner_can_require_it_for_everyone(client: TestClient, clock: FakeClock) -> None:
+    owner = owner_headers(client)
+    assert client.post("/api/admin/two-factor/policy", json={"required": True}, headers=owner).status_code == 200
+    assert client.get("/api/admin/two-factor", headers=owner).json()["due"] is True
+    _enrol(client, clock)
+    clock.advance(30)
+    assert client.get("/api/admin/two-factor", headers=owner).json() == {
+        "enabled": True, "recoveryCodesLeft": 10, "required": True, "due": False,
+    }

@@ -104,7 +104,7 @@ def test_a_disabled_accounts_open_session_stops_at_its_next_action(
     )
     assert invited.status_code == 201, invited.text
     token = invited.json()["link"].split("token=")[1]
-    assert httpx.post(f"{store.url}/api/admin/password/set", json={"token": token, "password": SAM_PASSWORD}).is_success
+    assert httpx.post(f"{store.url}/api/staff/set-password", json={"token": token, "password": SAM_PASSWORD}).is_success
 
     sign_in(page, "dee", SAM_PASSWORD)
     open_tab(page, "Orders")

@@ -26,7 +26,7 @@ from storefront.api.admin.staff_schemas import (
 )
 from storefront.api.orders import client_address
 from storefront.api.schemas import Success, dump, errors
-from storefront.models import DB_INT_MAX, DB_INT_MIN
+from storefront.models import DB_INT_MAX
 from storefront.services.admin.auth import SignedIn
 from storefront.services.staff.accounts import PASSWORD_SET, StaffAccounts
 from storefront.services.staff.activity import Actor
@@ -34,8 +34,7 @@ from storefront.services.staff.two_factor import TwoFactor
 
 RESET_SENT = "If an account matches, a reset link is on its way to its email."
 
-#: An account's id, within the database's integer range (a larger one is FastAPI's 422).
-AccountId = Annotated[int, Path(ge=DB_INT_MIN, le=DB_INT_MAX)]
+AccountId = Annotated[int, Path(ge=1, le=DB_INT_MAX)]
 
 router = APIRouter(dependencies=ADMIN_ONLY, responses=ADMIN_ERRORS, tags=["admin: staff"])
 public_router = APIRouter(tags=["admin: staff"])
@@ -96,7 +95,7 @@ def change_password(
     return {"success": True}
 
 
-@public_router.post("/api/admin/password/set", response_model=MessageAnswer, responses=errors(422))
+@public_router.post("/api/staff/set-password", response_model=MessageAnswer, responses=errors(422))
 def set_password(request: Request, payload: SetPasswordRequest | None = Body(None)) -> dict[str, Any]:
     """Set a password with the token of an invitation or reset link (each link works once)."""
     data = dump(payload)
@@ -104,7 +103,7 @@ def set_password(request: Request, payload: SetPasswordRequest | None = Body(Non
     return {"success": True, "message": PASSWORD_SET}
 
 
-@public_router.post("/api/admin/password/reset", response_model=MessageAnswer, responses=errors(422, 429))
+@public_router.post("/api/staff/reset-password", response_model=MessageAnswer, responses=errors(422, 429))
 def request_reset(request: Request, payload: ResetRequest | None = Body(None)) -> dict[str, Any]:
     """Email a reset link to the account with this username or email; the same answer either way."""
     services = request.app.state.services

@@ -67,6 +67,7 @@ class TwoFactorStatus(_Open):
     enabled: bool
     recoveryCodesLeft: int
     required: bool = Field(description="The owner asks everyone to use it")
+    due: bool = Field(description="Not on yet, and asked for (by the owner, or for the owner in production)")
 
 
 class Enrolment(_Open):

@@ -15,6 +15,7 @@ from storefront.components.admin.sync_pricing_tab import sync_pricing_tab
 from storefront.services.staff import roles
 from storefront.state.admin.login import AdminLoginState
 from storefront.state.admin.session import AdminState
+from storefront.state.admin.staff import TwoFactorState
 
 # (value, label, short label on small screens, icon)
 TABS: list[tuple[str, str, str, str]] = [
@@ -80,6 +81,19 @@ def admin_dashboard() -> rx.Component:
     return admin_layout(
         rx.vstack(
             dashboard_header(),
+            rx.box(
+                rx.cond(
+                    TwoFactorState.due,
+                    rx.callout(
+                        "Set up two-factor sign-in: open the Account tab and scan its QR code with an app.",
+                        icon="shield-alert",
+                        color_scheme="amber",
+                        width="100%",
+                    ),
+                ),
+                on_mount=TwoFactorState.load,
+                width="100%",
+            ),
             rx.tabs.root(
                 tab_list(*[allowed(tab[0], tab_trigger(*tab)) for tab in TABS]),
                 allowed("editor", rx.tabs.content(product_editor_tab(), value="editor", padding_top="1.5rem")),

@@ -24,6 +24,7 @@ from storefront.models import StaffAccount, StaffPolicy, utcnow
 from storefront.services.platform.errors import ConflictError, NotFoundError, ValidationError
 from storefront.services.staff import activity
 from storefront.services.staff.activity import Actor
+from storefront.services.staff.roles import OWNER
 
 ISSUER = "Storefront back office"
 RECOVERY_CODES = 10
@@ -99,9 +100,11 @@ def two_factor_required(session: Session) -> bool:
 class TwoFactor:
     """Enrolment, confirmation and turning it off, for the signed-in person."""
 
-    def __init__(self, session_factory: Callable[[], Session], clock: Clock = utcnow) -> None:
+    def __init__(self, session_factory: Callable[[], Session], clock: Clock = utcnow, production: bool = False) -> None:
         self._session_factory = session_factory
         self._clock = clock
+        #: In production the owner is asked to set it up at first sign-in.
+        self._production = production
 
     def _account(self, session: Session, username: str) -> StaffAccount:
         account = session.exec(select(StaffAccount).where(col(StaffAccount.username) == username)).first()
@@ -112,10 +115,13 @@ class TwoFactor:
     def status(self, username: str) -> dict[str, object]:
         with self._session_factory() as session:
             account = self._account(session, username)
+            enabled, required = account.totp_enabled_at is not None, two_factor_required(session)
             return {
-                "enabled": account.totp_enabled_at is not None,
+                "enabled": enabled,
                 "recoveryCodesLeft": len(json.loads(account.recovery_codes_json or "[]")),
-                "required": two_factor_required(session),
+                "required": required,
+                # What the dashboard asks the person to do now.
+                "due": not enabled and (required or (self._production and account.role == OWNER)),
             }
 
     def start(self, actor: Actor) -> Enrolment:

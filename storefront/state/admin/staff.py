@@ -179,6 +179,8 @@ class TwoFactorState(AdminState):
     """The Account tab's two-factor card: set-up with a QR code, the recovery codes shown once, turning it off."""
 
     enabled: bool = False
+    #: Not on yet and asked for: the dashboard says so above the tabs.
+    due: bool = False
     codes_left: int = 0
     qr: str = ""
     secret: str = ""
@@ -191,6 +193,7 @@ class TwoFactorState(AdminState):
         actor = await self._actor()
         status = await asyncio.to_thread(services().two_factor.status, actor.username)
         self.enabled, self.codes_left = bool(status["enabled"]), int(status["recoveryCodesLeft"])  # type: ignore[call-overload]
+        self.due = bool(status["due"])
         return None
 
     @rx.event
@@ -216,7 +219,7 @@ class TwoFactorState(AdminState):
             self.code_error = error.message
             return None
         self.recovery_codes, self.qr, self.secret, self.code_error = codes, "", "", ""
-        self.enabled, self.codes_left = True, len(codes)
+        self.enabled, self.codes_left, self.due = True, len(codes), False
         return rx.toast.success(TWO_FACTOR_ON)
 
     @rx.event
