@@ -68,11 +68,15 @@ def labelled(label: str, control: rx.Component, key: str) -> rx.Component:
     )
 
 
-def text_field(key: str, label: str, *, type_: str = "text", autocomplete: str = "") -> rx.Component:
+def text_field(
+    key: str, label: str, *, type_: str = "text", autocomplete: str = "", first_focus: bool = False
+) -> rx.Component:
     """A form field whose value travels with the form (never used for card data); it starts with
-    what was typed in it before the dialog last closed."""
+    what was typed in it before the dialog last closed. The `first_focus` field takes the focus when
+    the dialog opens (Radix's dialog keeps a focus already inside it)."""
     control = rx.input(
-        name=key, type=type_, auto_complete=autocomplete, default_value=S.form_values[key].to(str), size="2"
+        name=key, type=type_, auto_complete=autocomplete, default_value=S.form_values[key].to(str), size="2",
+        auto_focus=first_focus,
     )
     return labelled(label, control, key)
 
@@ -258,7 +262,8 @@ def order_form() -> rx.Component:
         rx.vstack(
             section(
                 "Customer Information",
-                text_field("customerEmail", "Email", type_="email", autocomplete="email"),
+                # Email, not the discount code above it, is where a buyer starts typing.
+                text_field("customerEmail", "Email", type_="email", autocomplete="email", first_focus=True),
                 text_field("customerName", "Full name", autocomplete="name"),
                 text_field("customerPhone", "Phone (optional)", type_="tel", autocomplete="tel"),
             ),

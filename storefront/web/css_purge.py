@@ -10,8 +10,11 @@ on no page:
   use when its prefix is, whatever the value;
 - a breakpoint's class (`md:rt-r-gtc-2`) is in use when a page passes that prop responsively with
   that breakpoint (`columns:({ ["initial"] : "1", ["md"] : "2" })`);
-- every other selector (the reset, `.radix-themes`, `.light`/`.dark`, `:root`, the colour scales
-  selected by `[data-accent-color=...]`, the store's own classes, keyframes, fonts) is kept.
+- a colour scale (`--amber-9`, `[data-accent-color=amber]`) stays when the compiled pages or the
+  store's Python name it (a prop's value, `var(--amber-9)`, a status's colour in a constant); the
+  grays always stay (the theme picks the gray that goes with the accent at run time);
+- every other selector (the reset, `.radix-themes`, `.light`/`.dark`, `:root`, the store's own
+  classes, keyframes, fonts) is kept.
 """
 
 from __future__ import annotations
@@ -28,6 +31,24 @@ _RADIX_CLASS = re.compile(r"^(?:(?:" + "|".join(BREAKPOINTS) + r"):)?-?rt-")
 _WORD = re.compile(r"[A-Za-z0-9_:-]+")
 #: At-rules whose blocks hold rules to judge; every other block (keyframes, font-face) is kept whole.
 _GROUPING = ("@media", "@supports", "@layer", "@container", "@scope", "@document")
+
+
+#: Radix Themes' colour scales, each a set of custom properties (`--amber-1` ... `--amber-a12`,
+#: `--amber-contrast`, ...) in light and dark, sRGB and P3, and an accent rule.
+COLOUR_SCALES = (
+    "tomato", "red", "ruby", "crimson", "pink", "plum", "purple", "violet", "iris", "indigo", "blue", "cyan",
+    "teal", "jade", "green", "grass", "brown", "orange", "sky", "mint", "lime", "yellow", "amber", "gold",
+    "bronze", "gray", "mauve", "slate", "sage", "olive", "sand",
+)
+#: Kept whatever the pages name: Radix's Theme resolves `grayColor="auto"` to one of these in the browser.
+GRAY_SCALES = frozenset({"gray", "mauve", "slate", "sage", "olive", "sand"})
+_SCALE_PROPERTY = re.compile(r"--(" + "|".join(COLOUR_SCALES) + r")-[a-z0-9-]+")
+_ACCENT_SELECTOR = re.compile(r"""\[data-(?:accent|gray)-color=["']?([a-z]+)["']?\]""")
+
+
+def colours_named(text: str) -> set[str]:
+    """The colour scales `text` names as a word of its own (`"amber"`, `var(--amber-9)`, not `amberish`)."""
+    return {name for name in COLOUR_SCALES if re.search(rf"(?<![A-Za-z0-9_]){name}(?![A-Za-z0-9_])", text)}
 
 
 class CssSyntaxError(ValueError):
@@ -219,6 +240,11 @@ class RadixUsage:
 
     words: set[str] = field(default_factory=set)
     responsive: set[str] = field(default_factory=set)
+    #: The colour scales a page can show; None keeps every scale.
+    colours: frozenset[str] | None = None
+
+    def keeps_colour(self, name: str) -> bool:
+        return self.colours is None or name in self.colours or name in GRAY_SCALES
 
     def uses(self, class_name: str) -> bool:
         """Whether a rule needing `class_name` can match: every class but Radix's is kept."""
@@ -245,8 +271,49 @@ class PurgeResult:
     rules_kept: int
 
 
+def _declarations(body: str) -> list[str]:
+    """A rule body's declarations, split on semicolons outside strings and parentheses."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(body):
+        c = body[i]
+        if c in "\"'":
+            i = _skip_string(body, i)
+            continue
+        if c == "\\":
+            i += 2
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == ";" and depth == 0:
+            parts.append(body[start:i])
+            start = i + 1
+        i += 1
+    parts.append(body[start:])
+    return [part for part in parts if part.strip()]
+
+
+def _without_unused_scales(body: str, usage: RadixUsage) -> str:
+    """`body` without the custom properties of the colour scales `usage` does not keep."""
+    declarations = _declarations(body)
+    kept = [
+        declaration for declaration in declarations
+        if (match := _SCALE_PROPERTY.fullmatch(declaration.split(":", 1)[0].strip())) is None
+        or usage.keeps_colour(match.group(1))
+    ]
+    return body if len(kept) == len(declarations) else ";".join(kept)
+
+
+def _selector_in_use(selector: str, usage: RadixUsage) -> bool:
+    return all(usage.uses(name) for name in required_classes(selector)) and all(
+        usage.keeps_colour(colour) for colour in _ACCENT_SELECTOR.findall(selector)
+    )
+
+
 def purge(css: str, usage: RadixUsage) -> PurgeResult:
-    """`css` without the selectors naming a Radix class `usage` does not use (and rules left empty)."""
+    """`css` without the selectors naming a Radix class or a colour scale `usage` does not use (and
+    rules left empty)."""
     nodes = parse(css)
     counts = [0, 0]
 
@@ -256,9 +323,10 @@ def purge(css: str, usage: RadixUsage) -> PurgeResult:
                 judge(node.children)
             elif node.body is not None and not node.prelude.startswith("@"):
                 counts[0] += 1
-                selectors = [s for s in _split_top_level(node.prelude)
-                             if all(usage.uses(name) for name in required_classes(s))]
-                node.kept = bool(selectors)
+                selectors = [s for s in _split_top_level(node.prelude) if _selector_in_use(s, usage)]
+                if selectors and usage.colours is not None:
+                    node.body = _without_unused_scales(node.body, usage)
+                node.kept = bool(selectors) and bool(node.body.strip())
                 if node.kept:
                     counts[1] += 1
                     node.prelude = ",".join(s.strip() for s in selectors)
@@ -280,6 +348,9 @@ _BREAKPOINT_KEY = re.compile(r"""\[?\s*["']?(xs|sm|md|lg|xl)["']?\s*\]?\s*:""")
 #: A prop definition in Radix's `*.props.js`: `columns:{type:"enum | string",className:"rt-r-gtc",...}`.
 _PROP_DEF = re.compile(r"([A-Za-z_$][\w$]*)\s*:\s*\{([^{}]*)\}")
 _CLASS_NAME = re.compile(r"""className\s*:\s*["'`](rt-[\w-]+)["'`]""")
+
+
+_THIS_MODULE = Path(__file__).resolve()
 
 
 class PurgeInputError(RuntimeError):
@@ -349,8 +420,12 @@ def radix_usage(web_dir: Path, extra_sources: Iterable[Path] = ()) -> RadixUsage
         raise PurgeInputError("the compiled pages import nothing from @radix-ui/themes")
     radix_texts = [path.read_text(encoding="utf-8") for path in
                    radix_files_used(web_dir / "node_modules" / "@radix-ui" / "themes", names)]
-    usage = RadixUsage()
-    for text in [*texts, *radix_texts, *(p.read_text(encoding="utf-8") for p in extra_sources)]:
+    extra = list(extra_sources)
+    own_texts = [*texts, *(p.read_text(encoding="utf-8") for p in extra)]
+    # Radix's own modules and this one name every scale, so only the store's other code counts.
+    colour_texts = [*texts, *(p.read_text(encoding="utf-8") for p in extra if p.resolve() != _THIS_MODULE)]
+    usage = RadixUsage(colours=frozenset().union(*(colours_named(text) for text in colour_texts)))
+    for text in [*own_texts, *radix_texts]:
         usage.words |= _words(text)
     class_names_of: dict[str, set[str]] = {}
     for text in radix_texts:

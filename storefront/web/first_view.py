@@ -33,7 +33,7 @@ from storefront.config import Settings, get_settings
 from storefront.container import Services
 from storefront.db import read_scope, session_scope
 from storefront.pages.events import FEATURED_HEADING, FIRST_VIEW as EVENTS_VIEW, UPCOMING_HEADING
-from storefront.pages.new_arrivals import ANIMATION_S, STAGGER_S
+from storefront.pages.new_arrivals import RISE_CLASS, RISE_INDEX
 from storefront.pages.shopify import BANNERS_VIEW, STORE_PRODUCT_VIEW, STORE_VIEW, shopper_banners_html
 from storefront.pages.store_pages import STORE_PAGE_VIEW
 from storefront.pages.try_on import ITEMS_VIEW, items_html
@@ -62,8 +62,6 @@ ADMIN_ROUTE = "/admin"
 PRODUCT_PREFIX = "/product/"
 #: The scope key where ServedRoutes keeps the address a page was asked for (it rewrites the path).
 PAGE_PATH = "storefront.page_path"
-#: New Arrivals' cards rise into place as React's do (pages/new_arrivals.py), each STAGGER_S later.
-RISE = f"animation:storefront-rise {ANIMATION_S}s ease both;animation-delay:{{delay}}s"
 _REWRITTEN = {b"accept-encoding", b"if-none-match", b"if-modified-since"}
 
 
@@ -81,7 +79,8 @@ def _cards(cards: list, quick_add: bool = True, rise: bool = False) -> str:
     written = [card_html(card, index, quick_add) for index, card in enumerate(cards)]
     if rise:
         written = [
-            f'<div data-rise="" style="{RISE.format(delay=round(index * STAGGER_S, 1))}">{card}</div>'
+            # New Arrivals' cards rise into place as React's do (pages/new_arrivals.py).
+            f'<div data-rise="" class="{RISE_CLASS}" style="{RISE_INDEX}:{index}">{card}</div>'
             for index, card in enumerate(written)
         ]
     return "".join(written)

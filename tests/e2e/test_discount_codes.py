@@ -76,6 +76,8 @@ def test_the_checkout_dialog_takes_a_code_and_the_order_keeps_it(page: Page, db:
     open_page(page, "/cart")
     page.get_by_role("button", name="Checkout", exact=True).click()
     dialog = page.get_by_role("dialog", name="Complete Your Order")
+    # The buyer starts at Email (a phone's keyboard opens there), not at the code field above it.
+    expect(dialog.get_by_label("Email", exact=True)).to_be_focused()
     subtotal = _cents(dialog.get_by_text(re.compile(r"^\$")).first.inner_text())
     discount = (subtotal * 10 + 50) // 100
     total = subtotal - discount + (0 if subtotal - discount > 10000 else 999)

@@ -1,6 +1,7 @@
 """The purged stylesheet in a real browser: every menu, dialog, select and toast of the store keeps
 its styles. A class on any element that has a rule in the whole Radix stylesheet (or the store's
-own) must still have a rule in the stylesheets the page loaded."""
+own) must still have a rule in the stylesheets the page loaded, and a colour a control shows
+(`data-accent-color`) must still be defined."""
 
 from __future__ import annotations
 
@@ -34,7 +35,13 @@ CLASSES_JS = r"""() => {
     };
     for (const sheet of document.styleSheets) walk(sheet.cssRules);
     for (const el of document.querySelectorAll("*")) for (const c of el.classList) used.add(c);
-    return {served: [...served], used: [...used]};
+    // A colour scale a control shows must still be defined (the purge keeps only the scales named).
+    const root = getComputedStyle(document.documentElement), undefinedColours = new Set();
+    for (const el of document.querySelectorAll("[data-accent-color]")) {
+        const colour = el.getAttribute("data-accent-color");
+        if (colour && !root.getPropertyValue(`--${colour}-9`).trim()) undefinedColours.add(colour);
+    }
+    return {served: [...served], used: [...used], undefinedColours: [...undefinedColours]};
 }"""
 
 
@@ -58,7 +65,7 @@ class StyleCheck:
         found = self.page.evaluate(CLASSES_JS)
         used = set(found["used"]) & unpurged_classes()
         self.seen |= used
-        lost = used - set(found["served"])
+        lost = (used - set(found["served"])) | {f"colour {name}" for name in found["undefinedColours"]}
         if lost:
             self.lost[where] = lost
 

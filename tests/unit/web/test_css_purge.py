@@ -101,3 +101,35 @@ def test_an_import_it_cannot_follow_stops_the_build(tmp_path: Path) -> None:
     web = _web_dir(tmp_path, 'import { Carousel } from "@radix-ui/themes";')
     with pytest.raises(css_purge.PurgeInputError, match="carousel.js"):
         css_purge.radix_usage(web)
+
+
+COLOURS = """
+:root, .light { --ruby-9: #e54666; --amber-9: #ffc53d; --mauve-9: #8e8c99; --accent-9: var(--ruby-9); }
+@supports (color: color(display-p3 1 1 1)) { :root { --amber-9: color(display-p3 1 .77 .26); } }
+[data-accent-color='ruby'] { --accent-9: var(--ruby-9); }
+[data-accent-color=amber] { --accent-9: var(--amber-9); }
+.radix-themes:where([data-gray-color=mauve]) { --gray-9: var(--mauve-9); }
+.rt-Button { content: "--amber-9: x;"; }
+"""
+
+
+def test_colour_scales_stay_only_when_the_store_names_them() -> None:
+    out = purge(COLOURS, RadixUsage(words={"rt-Button"}, colours=frozenset({"ruby"}))).css
+    assert "--ruby-9: #e54666" in out and "[data-accent-color='ruby']" in out
+    assert "--amber-9: #ffc53d" not in out and "color(display-p3" not in out
+    assert "[data-accent-color=amber]" not in out
+    # The grays stay (the theme may pick any of them in the browser); a string is not a declaration.
+    assert "--mauve-9: #8e8c99" in out and "[data-gray-color=mauve]" in out
+    assert '.rt-Button{ content: "--amber-9: x;"; }' in out
+    # Without a colour list every scale stays.
+    assert "[data-accent-color=amber]" in purge(COLOURS, RadixUsage(words={"rt-Button"})).css
+
+
+def test_usage_reads_the_colours_the_pages_and_the_store_name(tmp_path: Path) -> None:
+    web = _web_dir(tmp_path, 'import { IconButton } from "@radix-ui/themes";\n'
+                             'jsx(IconButton,{color:"amber",css:{background:"var(--teal-3)"}})')
+    extra = tmp_path / "tones.py"
+    extra.write_text('TONES = ("green", "reddish")')
+    usage = css_purge.radix_usage(web, [extra])
+    assert usage.colours == {"amber", "teal", "green"}
+    assert usage.keeps_colour("slate") and not usage.keeps_colour("red")
