@@ -208,7 +208,7 @@ def test_upcoming_events_load_a_page_at_a_time(page: Page, store: StoreServer, s
     expect(cards).to_have_count(EVENTS_PAGE_SIZE)
     page.get_by_test_id("upcoming-events").get_by_role("button", name="Load More").click()
     expect(cards).to_have_count(min(total, 2 * EVENTS_PAGE_SIZE))
-    titles = cards.get_by_test_id("event-title").all_inner_texts()
+    titles = cards.get_by_test_id("event-title").all_text_contents()
     assert len(set(titles)) == len(titles), "Load More repeated an event"
 
 

@@ -65,7 +65,7 @@ def test_the_header_stays_on_one_line_from_320_to_1920_px(page: Page) -> None:
 
 
 def card_names(page: Page) -> list[str]:
-    return sorted(page.get_by_test_id("product-card").get_by_test_id("product-name").all_inner_texts())
+    return sorted(page.get_by_test_id("product-card").get_by_test_id("product-name").all_text_contents())
 
 
 def listing_search(page: Page) -> Locator:

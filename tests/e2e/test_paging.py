@@ -79,7 +79,7 @@ def test_load_more_appends_one_page_and_every_update_stays_under_budget_with_100
     for pages in range(2, LOAD_MORES + 2):
         page.get_by_role("button", name="Load More").click()
         expect(cards).to_have_count(pages * PRODUCTS_PAGE_SIZE)
-    names = cards.get_by_test_id("product-name").all_inner_texts()
+    names = cards.get_by_test_id("product-name").all_text_contents()
     assert len(set(names)) == len(names), "a Load More repeated a product"
     assert frames, "no websocket frames were recorded"
     assert max(frames) <= UPDATE_BUDGET_BYTES, f"largest update {max(frames)} bytes: {sorted(frames)[-5:]}"

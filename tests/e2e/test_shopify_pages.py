@@ -47,7 +47,7 @@ def open_store(page: Page) -> None:
 
 
 def card_titles(page: Page) -> list[str]:
-    return [t.strip() for t in page.get_by_test_id("store-product-title").all_inner_texts()]
+    return [t.strip() for t in page.get_by_test_id("store-product-title").all_text_contents()]
 
 
 def test_the_store_list_shows_the_demo_banner_cards_prices_and_price_unavailable(page: Page) -> None:

@@ -91,7 +91,7 @@ def test_search_narrows_the_listing(page: Page) -> None:
     total = cards.count()
     page.get_by_placeholder("Search products...").fill("HOODIE")
     expect(cards).not_to_have_count(total)
-    names = cards.get_by_test_id("product-name").all_inner_texts()
+    names = cards.get_by_test_id("product-name").all_text_contents()
     assert names and all("hoodie" in n.lower() for n in names)
     page.get_by_placeholder("Search products...").fill("no such garment")
     expect(page.get_by_text("No Products Found", exact=True)).to_be_visible()

@@ -108,7 +108,7 @@ def test_a_product_page_leads_to_the_try_on_with_its_item_chosen(page: Page, tmp
     page.get_by_placeholder("Search products...").fill("Vintage Tee")
     card = page.get_by_test_id("product-card").first
     expect(card).to_contain_text("Vintage Tee")
-    name = card.get_by_test_id("product-name").inner_text()
+    name = (card.get_by_test_id("product-name").text_content() or "")
     card.get_by_role("link", name="View Details").click()
     expect(page.get_by_role("heading", name=name, level=1)).to_be_visible()
     page.get_by_test_id("product-try-on").click()
