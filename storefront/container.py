@@ -184,8 +184,12 @@ class Services:
 
     @cached_property
     def staff_accounts(self) -> StaffAccounts:
-        """Invitations, password changes and resets (links signed, under PUBLIC_URL), disabling and removing."""
-        return StaffAccounts(self.session_factory, self.link_signer, self.settings.public_url, self.clock)
+        """Invitations, password changes and resets (links signed, under PUBLIC_URL; reset requests
+        limited per address), disabling and removing."""
+        return StaffAccounts(
+            self.session_factory, self.link_signer, self.settings.public_url, self.clock,
+            reset_limiter=self.reset_limiter,
+        )
 
     @cached_property
     def two_factor(self) -> TwoFactor:

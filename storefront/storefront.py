@@ -28,7 +28,13 @@ from storefront.pages import (  # noqa: F401  (importing a page module registers
     store_pages,
     try_on,
 )
-from storefront.pages.admin import dashboard, login, products as admin_products, set_password  # noqa: F401
+from storefront.pages.admin import (  # noqa: F401
+    dashboard,
+    forgot_password,
+    login,
+    products as admin_products,
+    set_password,
+)
 from storefront.services.admin.auth import DEFAULT_PASSWORD_WARNING
 from storefront.services.catalog.store_catalogue import SYNC_JOB, start_catalogue_sync
 from storefront.services.events.upload_sweep import SWEEP_JOB, start_upload_sweep

@@ -31,6 +31,7 @@ from storefront.services.orders import checkout, fulfilment, order_access, order
 from storefront.services.orders.order_payment import card_from_form, payment_key
 from storefront.services.orders.statuses import PaymentStatus
 from storefront.services.platform.errors import ConflictError, ServiceError
+from storefront.services.staff import roles
 
 router = APIRouter(route_class=SessionRoute)
 
@@ -162,7 +163,9 @@ def confirm_payment(
     return {"success": paid, "order": checkout.shopper_view(order, checkout.order_items(session, order.id))}
 
 
-@router.get("/api/orders/{order_id}/status", response_model=OrderStatusAnswer, responses=errors(401, 404, 422))
+@router.get(
+    "/api/orders/{order_id}/status", response_model=OrderStatusAnswer, responses=errors(401, 403, 404, 422)
+)
 def order_status(
     order_id: str,
     request: Request,
@@ -176,7 +179,8 @@ def order_status(
     Opened by the order's token, or by an admin session (x-admin-token); either way the customer's
     view, without staff fields (why an order needs attention is in the admin order routes)."""
     if admin_token:
-        request.app.state.services.auth.verify(admin_token)
+        auth = request.app.state.services.auth
+        auth.authorize(auth.verify(admin_token), roles.ORDERS)
         return fulfilment.order_status(order_access.find_order(session, order_id))
     return fulfilment.order_status(order_access.shopper_order(session, order_id, access_token or token))
 

@@ -192,3 +192,14 @@ def test_every_admin_route_has_a_permission_in_the_roles_table(client: TestClien
         if path.startswith("/api/admin") and (method.upper(), path) not in public
     }
     assert admin_paths <= set(roles.ROUTE_PERMISSIONS)
+
+
+def test_reset_requests_are_limited_per_address(client: TestClient) -> None:
+    from storefront.container import RESETS_PER_MINUTE, TOO_MANY_RESETS
+
+    for _ in range(RESETS_PER_MINUTE):
+        assert client.post("/api/staff/reset-password", json={"username": "nobody"}).status_code == 200
+    refused = client.post("/api/staff/reset-password", json={"username": "nobody"})
+    assert refused.status_code == 429 and refused.json()["error"] == TOO_MANY_RESETS
+    # An empty request counts too (limits count before they decide).
+    assert client.post("/api/staff/reset-password", json={"username": ""}).status_code == 429

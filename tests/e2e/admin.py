@@ -1,5 +1,6 @@
 """Helpers for the admin browser tests (the test store runs with the default credentials)."""
 
+import httpx
 from playwright.sync_api import Locator, Page, expect
 
 from tests.e2e.browser import open_page
@@ -36,3 +37,18 @@ def editor_row(page: Page, title: str, *, edit: bool = False) -> Locator:
     if edit:
         rows.first.get_by_role("button", name="Edit").click()
     return rows.first
+
+
+def staff_member(store_url: str, username: str, password: str, role: str = "staff") -> None:
+    """An invited person with a password set through the invitation link (made through the API, as the owner)."""
+    owner = httpx.post(f"{store_url}/api/admin/login", json={"username": ADMIN_USERNAME, "password": ADMIN_PASSWORD})
+    assert owner.status_code == 200, owner.text
+    invited = httpx.post(
+        f"{store_url}/api/admin/staff",
+        json={"email": f"{username}@example.com", "username": username, "role": role},
+        headers={"x-admin-token": owner.json()["token"]},
+    )
+    assert invited.status_code == 201, invited.text
+    token = invited.json()["link"].split("token=")[1]
+    answer = httpx.post(f"{store_url}/api/staff/set-password", json={"token": token, "password": password})
+    assert answer.status_code == 200, answer.text

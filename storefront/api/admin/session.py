@@ -24,7 +24,7 @@ router = APIRouter()
 def require_admin(request: Request, token: str | None = Header(None, alias=ADMIN_TOKEN_HEADER)) -> SignedIn:
     """The admin session of the x-admin-token header, when its role may call this route (the
     table in services/staff/roles.py); 401 when missing, wrong, expired or revoked, 403 for a role
-    that may not."""
+    that may not, and 403 for all but setting it up while two-factor sign-in is due for the person."""
     auth = request.app.state.services.auth
     signed_in = auth.verify(token)
     route = request.scope.get("route")
@@ -83,5 +83,5 @@ def session(signed_in: SignedIn = Depends(require_admin)) -> dict[str, object]:
     """Who is signed in, until when, and what their role may do."""
     return {
         "username": signed_in.username, "expiresAt": signed_in.expires_at.isoformat(), "role": signed_in.role,
-        "permissions": roles.permissions_of(signed_in.role),
+        "permissions": roles.permissions_of(signed_in.role), "twoFactorDue": signed_in.two_factor_due,
     }

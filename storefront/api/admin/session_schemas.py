@@ -24,3 +24,6 @@ class SessionAnswer(_Open):
     expiresAt: str
     role: str = Field(description="owner, staff or fulfilment")
     permissions: list[str] = Field(description="What the role may do (services/staff/roles.py)")
+    twoFactorDue: bool = Field(
+        False, description="Two-factor sign-in must be set up first: until then every other admin route answers 403"
+    )

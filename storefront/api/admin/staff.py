@@ -28,11 +28,9 @@ from storefront.api.orders import client_address
 from storefront.api.schemas import Success, dump, errors
 from storefront.models import DB_INT_MAX
 from storefront.services.admin.auth import SignedIn
-from storefront.services.staff.accounts import PASSWORD_SET, StaffAccounts
+from storefront.services.staff.accounts import PASSWORD_SET, RESET_SENT, StaffAccounts
 from storefront.services.staff.activity import Actor
 from storefront.services.staff.two_factor import TwoFactor
-
-RESET_SENT = "If an account matches, a reset link is on its way to its email."
 
 AccountId = Annotated[int, Path(ge=1, le=DB_INT_MAX)]
 
@@ -105,10 +103,9 @@ def set_password(request: Request, payload: SetPasswordRequest | None = Body(Non
 
 @public_router.post("/api/staff/reset-password", response_model=MessageAnswer, responses=errors(422, 429))
 def request_reset(request: Request, payload: ResetRequest | None = Body(None)) -> dict[str, Any]:
-    """Email a reset link to the account with this username or email; the same answer either way."""
-    services = request.app.state.services
-    services.reset_limiter.attempt(f"password-reset:{client_address(request)}")
-    _accounts(request).request_reset(dump(payload).get("username"))
+    """Email a reset link to the account with this username or email; the same answer either way
+    (the /admin/forgot-password page asks the same service)."""
+    _accounts(request).request_reset(dump(payload).get("username"), client_address(request))
     return {"success": True, "message": RESET_SENT}
 
 

@@ -1,5 +1,6 @@
-"""The Staff tab (owner): the accounts, an invitation form and the link of the last invitation;
-and the Account tab (everyone): change one's own password."""
+"""The Staff tab (owner): the accounts, an invitation form, the link of the last invitation and
+the two-factor policy; the Account tab (everyone): one's own password and two-factor sign-in; and
+the enrolment screen the dashboard shows instead while two-factor sign-in is due."""
 
 import reflex as rx
 
@@ -94,9 +95,39 @@ def account_row(row: AccountRow) -> rx.Component:
     )
 
 
+def policy_card() -> rx.Component:
+    """The owner's switch: everyone must use two-factor sign-in (the guard holds it on the server)."""
+    return section_card(
+        rx.vstack(
+            rx.heading("Two-factor sign-in", as_="h2", size="4"),
+            rx.hstack(
+                rx.switch(
+                    id="require-two-factor",
+                    checked=S.require_two_factor,
+                    on_change=S.set_require_two_factor,
+                ),
+                rx.el.label(
+                    rx.text("Require two-factor sign-in for everyone", size="2", weight="medium"),
+                    html_for="require-two-factor",
+                ),
+                spacing="2",
+                align="center",
+            ),
+            rx.text(
+                "While it is on, whoever has not set it up can do nothing else until they have (you too).",
+                size="2",
+                color=styles.MUTED,
+            ),
+            spacing="3",
+            width="100%",
+        )
+    )
+
+
 def staff_tab() -> rx.Component:
     return rx.vstack(
         invite_form(),
+        policy_card(),
         section_card(
             rx.heading("Accounts", as_="h2", size="4", margin_bottom="0.75rem"),
             rx.box(
@@ -147,6 +178,10 @@ def two_factor_card() -> rx.Component:
                         rx.text("Keep these recovery codes somewhere safe. Each works once; they are shown only now:"),
                         rx.grid(rx.foreach(T.recovery_codes, lambda c: rx.code(c, data_testid="recovery-code")),
                                 columns="2", spacing="2"),
+                        rx.cond(
+                            T.codes_before_dashboard,
+                            rx.button("I have kept them: continue", on_click=T.continue_to_dashboard),
+                        ),
                     ),
                     icon="key-round",
                     width="100%",
@@ -209,4 +244,26 @@ def password_card() -> rx.Component:
             reset_on_submit=True,
             no_validate=True,
         )
+    )
+
+
+def enrolment_screen() -> rx.Component:
+    """All the dashboard shows while two-factor sign-in is due for the person (the server refuses
+    everything else until it is on), then the new recovery codes until they are kept."""
+    return rx.vstack(
+        rx.callout(
+            rx.cond(
+                T.codes_before_dashboard,
+                "Two-factor sign-in is on. Keep your recovery codes, then continue.",
+                "Set up two-factor sign-in to continue: scan its QR code with an authenticator app and enter the "
+                "app's code.",
+            ),
+            icon="shield-alert",
+            color_scheme="amber",
+            width="100%",
+            data_testid="two-factor-due",
+        ),
+        two_factor_card(),
+        spacing="4",
+        width="100%",
     )

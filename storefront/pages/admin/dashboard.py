@@ -10,7 +10,7 @@ from storefront.components.admin.events_tab import events_tab
 from storefront.components.admin.layout import admin_layout, content_box, tab_list
 from storefront.components.admin.orders_tab import orders_tab
 from storefront.components.admin.product_editor_tab import product_editor_tab
-from storefront.components.admin.staff_tab import account_tab, staff_tab
+from storefront.components.admin.staff_tab import account_tab, enrolment_screen, staff_tab
 from storefront.components.admin.sync_pricing_tab import sync_pricing_tab
 from storefront.services.staff import roles
 from storefront.state.admin.login import AdminLoginState
@@ -76,39 +76,35 @@ def dashboard_header() -> rx.Component:
     )
 
 
+def dashboard_tabs() -> rx.Component:
+    return rx.tabs.root(
+        tab_list(*[allowed(tab[0], tab_trigger(*tab)) for tab in TABS]),
+        allowed("editor", rx.tabs.content(product_editor_tab(), value="editor", padding_top="1.5rem")),
+        allowed("categories", rx.tabs.content(categories_tab(), value="categories", padding_top="1.5rem")),
+        allowed("orders", rx.tabs.content(orders_tab(), value="orders", padding_top="1.5rem")),
+        allowed("events", rx.tabs.content(events_tab(), value="events", padding_top="1.5rem")),
+        allowed("sync", rx.tabs.content(sync_pricing_tab(), value="sync", padding_top="1.5rem")),
+        allowed("customers", rx.tabs.content(customers_tab(), value="customers", padding_top="1.5rem")),
+        allowed("staff", rx.tabs.content(staff_tab(), value="staff", padding_top="1.5rem")),
+        allowed("activity", rx.tabs.content(activity_tab(), value="activity", padding_top="1.5rem")),
+        allowed("discounts", rx.tabs.content(discounts_tab(), value="discounts", padding_top="1.5rem")),
+        allowed("account", rx.tabs.content(account_tab(), value="account", padding_top="1.5rem")),
+        # A role without the editor (fulfilment) opens on the orders.
+        default_value=rx.cond(AdminState.permissions.contains(roles.PRODUCTS), "editor", "orders"),
+        width="100%",
+    )
+
+
 @rx.page(route="/admin/dashboard", title="Product Manager | Admin", on_load=AdminState.require_session)
 def admin_dashboard() -> rx.Component:
     return admin_layout(
         rx.vstack(
             dashboard_header(),
-            rx.box(
-                rx.cond(
-                    TwoFactorState.due,
-                    rx.callout(
-                        "Set up two-factor sign-in: open the Account tab and scan its QR code with an app.",
-                        icon="shield-alert",
-                        color_scheme="amber",
-                        width="100%",
-                    ),
-                ),
-                on_mount=TwoFactorState.load,
-                width="100%",
-            ),
-            rx.tabs.root(
-                tab_list(*[allowed(tab[0], tab_trigger(*tab)) for tab in TABS]),
-                allowed("editor", rx.tabs.content(product_editor_tab(), value="editor", padding_top="1.5rem")),
-                allowed("categories", rx.tabs.content(categories_tab(), value="categories", padding_top="1.5rem")),
-                allowed("orders", rx.tabs.content(orders_tab(), value="orders", padding_top="1.5rem")),
-                allowed("events", rx.tabs.content(events_tab(), value="events", padding_top="1.5rem")),
-                allowed("sync", rx.tabs.content(sync_pricing_tab(), value="sync", padding_top="1.5rem")),
-                allowed("customers", rx.tabs.content(customers_tab(), value="customers", padding_top="1.5rem")),
-                allowed("staff", rx.tabs.content(staff_tab(), value="staff", padding_top="1.5rem")),
-                allowed("activity", rx.tabs.content(activity_tab(), value="activity", padding_top="1.5rem")),
-                allowed("discounts", rx.tabs.content(discounts_tab(), value="discounts", padding_top="1.5rem")),
-                allowed("account", rx.tabs.content(account_tab(), value="account", padding_top="1.5rem")),
-                # A role without the editor (fulfilment) opens on the orders.
-                default_value=rx.cond(AdminState.permissions.contains(roles.PRODUCTS), "editor", "orders"),
-                width="100%",
+            # While two-factor sign-in is due, only setting it up (the server refuses the rest).
+            rx.cond(
+                AdminState.two_factor_due | TwoFactorState.codes_before_dashboard,
+                enrolment_screen(),
+                dashboard_tabs(),
             ),
             spacing="5",
             style=content_box,

@@ -4,6 +4,7 @@ import reflex as rx
 
 from storefront.components import styles
 from storefront.components.admin.layout import admin_layout
+from storefront.pages.admin.forgot_password import ROUTE as FORGOT_PASSWORD_ROUTE
 from storefront.state.admin.login import AdminLoginState as S
 
 
@@ -58,6 +59,11 @@ def login_card() -> rx.Component:
             on_submit=S.login,
             reset_on_submit=False,
             no_validate=True,
+        ),
+        rx.flex(
+            rx.link("Forgot your password?", href=FORGOT_PASSWORD_ROUTE, size="2"),
+            justify="center",
+            margin_top="1rem",
         ),
         width="100%",
         max_width="420px",

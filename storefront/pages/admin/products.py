@@ -8,6 +8,7 @@ from storefront.components import styles
 from storefront.components.admin.design_fields import design_section, margin_table, mockups, options
 from storefront.components.admin.layout import admin_layout, content_box, section_card, tab_list
 from storefront.components.admin.shops import shop_buttons
+from storefront.services.staff.two_factor import SET_UP_FIRST
 from storefront.state.admin.product_design import ProductDesignState
 from storefront.state.admin.product_management import (
     CREATE_TAB,
@@ -196,19 +197,29 @@ def admin_products() -> rx.Component:
                 align="center",
                 width="100%",
             ),
-            rx.vstack(
-                rx.text("Shop", size="2", weight="medium"),
-                shop_buttons(),
-                spacing="2",
-            ),
+            # While two-factor sign-in is due, the dashboard sets it up (the server refuses the rest).
             rx.cond(
-                ShopsState.shop_id != "",
-                management_tabs(),
-                rx.center(rx.spinner(size="3"), padding_y="4rem", width="100%", color=styles.MUTED),
+                AdminState.two_factor_due,
+                rx.callout(SET_UP_FIRST + ": the dashboard shows how.", icon="shield-alert", color_scheme="amber",
+                           width="100%"),
+                rx.vstack(
+                    rx.vstack(
+                        rx.text("Shop", size="2", weight="medium"),
+                        shop_buttons(),
+                        spacing="2",
+                    ),
+                    rx.cond(
+                        ShopsState.shop_id != "",
+                        management_tabs(),
+                        rx.center(rx.spinner(size="3"), padding_y="4rem", width="100%", color=styles.MUTED),
+                    ),
+                    spacing="5",
+                    width="100%",
+                    # Mounted once the session is confirmed (admin_layout), so the shops load signed in.
+                    on_mount=ShopsState.load_shops,
+                ),
             ),
             spacing="5",
             style=content_box,
-            # Mounted once the session is confirmed (admin_layout), so the shops load signed in.
-            on_mount=ShopsState.load_shops,
         )
     )

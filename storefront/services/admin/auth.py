@@ -25,8 +25,8 @@ from datetime import datetime, timedelta
 
 from sqlmodel import Session, col, select, update
 
-from storefront.config import Settings
-from storefront.models import AdminSession, StaffAccount, utcnow
+from storefront.config import PRODUCTION, Settings
+from storefront.models import AdminSession, StaffAccount, StaffPolicy, utcnow
 from storefront.services.platform.errors import ForbiddenError, UnauthorizedError, ValidationError
 from storefront.services.platform.rate_limit import RateLimiter
 from storefront.services.staff import activity, roles, two_factor
@@ -98,6 +98,8 @@ class SignedIn:
     #: services.staff.roles: what this person may do.
     role: str = roles.OWNER
     account_id: int | None = None
+    #: Two-factor sign-in must be set up before anything else (services/staff/two_factor.is_due).
+    two_factor_due: bool = False
 
     @property
     def actor(self) -> activity.Actor:
@@ -130,6 +132,8 @@ class AdminAuth:
         self._clock = clock
         self._sleep = sleep
         self.uses_default_password = settings.admin_uses_default_password
+        #: In production the owner must set up two-factor sign-in too.
+        self._production = settings.store_env == PRODUCTION
         self._per_address_user = RateLimiter(
             session_factory, limit=FAILED_LOGINS_PER_MINUTE, window_seconds=60, message=TOO_MANY_FAILURES, clock=clock
         )
@@ -267,10 +271,12 @@ class AdminAuth:
         if len(token_hash) != TOKEN_HASH_CHARS:
             raise UnauthorizedError(SESSION_REQUIRED)
         self._ensure_owner()
+        # The owner's two-factor policy, read in the same query.
+        required = select(StaffPolicy.require_two_factor).where(col(StaffPolicy.id) == 1).scalar_subquery()
         with self._session_factory() as session:
             # The account is read with the session: a disabled or removed person's session opens nothing.
             found = session.exec(
-                select(AdminSession, StaffAccount)
+                select(AdminSession, StaffAccount, required)
                 .join(StaffAccount, col(StaffAccount.username) == col(AdminSession.username))
                 .where(
                     col(AdminSession.token_hash) == token_hash,
@@ -281,16 +287,23 @@ class AdminAuth:
             ).first()
         if found is None:
             raise UnauthorizedError(SESSION_REQUIRED)
-        row, account = found
+        row, account, policy = found
         assert row.id is not None
-        return SignedIn(row.id, row.username, row.expires_at, account.role, account.id)
+        due = two_factor.is_due(
+            enabled=account.totp_enabled_at is not None, required=bool(policy), role=account.role,
+            production=self._production,
+        )
+        return SignedIn(row.id, row.username, row.expires_at, account.role, account.id, due)
 
     @staticmethod
     def authorize(signed_in: SignedIn, permission: str) -> SignedIn:
-        """The session, when its role may do what `permission` names; ForbiddenError otherwise.
-        The one check of roles: the API's guard and the pages' guard both call it."""
+        """The session, when its role may do what `permission` names and, while two-factor sign-in
+        is due for the person, only setting it up (roles.WHILE_TWO_FACTOR_DUE); ForbiddenError
+        otherwise. The one check of roles: the API's guard and the pages' guard both call it."""
         if not roles.allows(signed_in.role, permission):
             raise ForbiddenError(roles.NOT_ALLOWED)
+        if signed_in.two_factor_due and permission not in roles.WHILE_TWO_FACTOR_DUE:
+            raise ForbiddenError(two_factor.SET_UP_FIRST, {"twoFactorDue": True})
         return signed_in
 
     def logout(self, token: object) -> None:

@@ -24,6 +24,7 @@ from sqlmodel import Session, col, or_, select, update
 from storefront.models import AdminSession, StaffAccount, utcnow
 from storefront.services.mail.outbox import Mail, queue_mail
 from storefront.services.platform.errors import ForbiddenError, NotFoundError, ValidationError
+from storefront.services.platform.rate_limit import RateLimiter
 from storefront.services.platform.signing import LinkSigner
 from storefront.services.staff import activity
 from storefront.services.staff.activity import Actor
@@ -48,6 +49,11 @@ CURRENT_PASSWORD_WRONG = "The current password is not right"
 ACCOUNT_NOT_FOUND = "Account not found"
 OWNER_IS_KEPT = "The owner's account cannot be disabled or removed"
 PASSWORD_SET = "Your password is set. You can sign in now."
+NAME_REQUIRED = "Enter your username or email"
+#: The answer to every reset request, whether an account matches or not.
+RESET_SENT = "If an account matches, a reset link is on its way to its email."
+#: Reset requests are counted per client address under this key prefix (each may send an email).
+RESET_KEY = "password-reset"
 
 Clock = Callable[[], datetime]
 
@@ -155,11 +161,13 @@ class StaffAccounts:
     """What the owner does with accounts, and what each person does with their own password."""
 
     def __init__(self, session_factory: Callable[[], Session], signer: LinkSigner, public_url: str,
-                 clock: Clock = utcnow) -> None:
+                 clock: Clock = utcnow, reset_limiter: RateLimiter | None = None) -> None:
         self._session_factory = session_factory
         self._signer = signer
         self._public_url = public_url.rstrip("/")
         self._clock = clock
+        #: Reset requests per client address (the API's and the page's count in the same one).
+        self._reset_limiter = reset_limiter
 
     # Links.
 
@@ -311,12 +319,15 @@ class StaffAccounts:
             session.commit()
             return account.username
 
-    def request_reset(self, name: object) -> None:
+    def request_reset(self, name: object, client: str = "") -> None:
         """Email a reset link to the account with this username or email, when there is one that
-        can sign in (the answer is the same either way, so it tells no one who has an account)."""
+        can sign in (the answer is the same either way, so it tells no one who has an account).
+        Each request from `client` counts first: TooManyRequestsError over the limit."""
+        if self._reset_limiter is not None:
+            self._reset_limiter.attempt(f"{RESET_KEY}:{client}")
         text = str(name or "").strip()[:320]
         if not text:
-            raise ValidationError("Enter your username or email", {"username": "Enter your username or email"})
+            raise ValidationError(NAME_REQUIRED, {"username": NAME_REQUIRED})
         with self._session_factory() as session:
             account = find_for_sign_in(session, text)
             if account is None or account.disabled_at is not None or not account.email:

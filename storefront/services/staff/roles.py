@@ -17,7 +17,7 @@ ROLE_LABELS: Final = {OWNER: "Owner", STAFF: "Staff", FULFILMENT: "Fulfilment"}
 INVITABLE_ROLES: Final = (STAFF, FULFILMENT)
 
 # What can be done (tabs and actions).
-SIGNED_IN: Final = "signed-in"  # one's own session, password and two-factor sign-in
+SIGNED_IN: Final = "signed-in"  # one's own session, password and two-factor sign-in (only that)
 PRODUCTS: Final = "products"
 CATEGORIES: Final = "categories"
 ORDERS: Final = "orders"
@@ -44,6 +44,11 @@ GRANTS: Final[dict[str, frozenset[str]]] = {
 }
 
 NOT_ALLOWED = "Your role does not allow this"
+
+#: What a person may still do while two-factor sign-in is due for them (services/staff/two_factor.py
+#: `is_due`): see their session, set it up, change their password and sign out. Everything else
+#: waits until it is on.
+WHILE_TWO_FACTOR_DUE: Final = frozenset({SIGNED_IN})
 
 #: What each admin API route needs, by (method, path template); missing: the owner's alone.
 ROUTE_PERMISSIONS: Final[dict[tuple[str, str], str]] = {
@@ -132,7 +137,8 @@ STATE_PERMISSIONS: Final[dict[str, str]] = {
     "ProductPanelState": PRODUCTS,
     "ProductDesignState": PRODUCTS,
     "ProductManagementState": PRODUCTS,
-    "ShopsState": SIGNED_IN,
+    # The product tabs' shop picker (every role with a product tab has PRODUCTS).
+    "ShopsState": PRODUCTS,
     "CategoriesState": CATEGORIES,
     "OrdersState": ORDERS,
     # The subscriber count shown on the Orders tab.

@@ -34,6 +34,8 @@ INVALID_CODE = "That code is not right. Try the newest code from your app."
 NOT_ENROLLING = "Start the set-up first"
 ALREADY_ON = "Two-factor sign-in is on already"
 ACCOUNT_NOT_FOUND = "Account not found"
+#: What every admin route and handler but setting it up answers while it is due (see `is_due`).
+SET_UP_FIRST = "Set up two-factor sign-in to continue"
 _RECOVERY_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 
 Clock = Callable[[], datetime]
@@ -97,6 +99,13 @@ def two_factor_required(session: Session) -> bool:
     return bool(policy and policy.require_two_factor)
 
 
+def is_due(*, enabled: bool, required: bool, role: str, production: bool) -> bool:
+    """Whether the person must set up two-factor sign-in before anything else: it is not on, and the
+    owner requires it for everyone, or (in production) the person is the owner. The one rule: the
+    admin guard (services/admin/auth.py) and the dashboard's status both ask it."""
+    return not enabled and (required or (production and role == OWNER))
+
+
 class TwoFactor:
     """Enrolment, confirmation and turning it off, for the signed-in person."""
 
@@ -120,8 +129,8 @@ class TwoFactor:
                 "enabled": enabled,
                 "recoveryCodesLeft": len(json.loads(account.recovery_codes_json or "[]")),
                 "required": required,
-                # What the dashboard asks the person to do now.
-                "due": not enabled and (required or (self._production and account.role == OWNER)),
+                # What the dashboard asks the person to do now (and all the guard lets them do).
+                "due": is_due(enabled=enabled, required=required, role=account.role, production=self._production),
             }
 
     def start(self, actor: Actor) -> Enrolment:
@@ -172,6 +181,11 @@ class TwoFactor:
             activity.record(session, actor, activity.ACCOUNT_CHANGE, f"account {account.username}",
                             after={"two-factor": "off"}, now=now)
             session.commit()
+
+    def is_required(self) -> bool:
+        """Whether the owner asks everyone to use it (what the Staff tab's switch shows)."""
+        with self._session_factory() as session:
+            return two_factor_required(session)
 
     def require_for_everyone(self, actor: Actor, required: bool) -> None:
         with self._session_factory() as session:

@@ -8,8 +8,9 @@ server-side session store again through `AdminState._signed_in`. A missing, wron
 revoked token sends the browser back to the login page with the token removed.
 
 `admin_event` also asks `AdminAuth.authorize` (the one role check, the API's guard asks it too)
-whether the person's role may run the handler (services/staff/roles.py says what each needs); a
-role that may not is told so and nothing runs.
+whether the person's role may run the handler (services/staff/roles.py says what each needs), and
+while two-factor sign-in is due for the person, whether the handler helps set it up; a refused
+handler's person is told so and nothing runs.
 """
 
 from __future__ import annotations
@@ -153,6 +154,8 @@ class AdminState(rx.State):
     staff_username: str = ""
     staff_role: str = ""
     permissions: list[str] = []
+    #: Two-factor sign-in must be set up first: the dashboard shows only that (the guard refuses the rest).
+    two_factor_due: bool = False
 
     async def _signed_in(self) -> SignedIn | None:
         """The verified session, or None (the hash is then forgotten). Every admin handler checks it
@@ -167,6 +170,8 @@ class AdminState(rx.State):
         if self.staff_role != signed_in.role or self.staff_username != signed_in.username:
             self.staff_username, self.staff_role = signed_in.username, signed_in.role
             self.permissions = roles.permissions_of(signed_in.role)
+        if self.two_factor_due != signed_in.two_factor_due:
+            self.two_factor_due = signed_in.two_factor_due
         return signed_in
 
     async def _actor(self) -> Actor:
@@ -183,7 +188,7 @@ class AdminState(rx.State):
     def _forget_session(self) -> rx.event.EventSpec:
         """Sign this tab out: the hash forgotten here, the token removed from the browser."""
         self._token_hash, self.session_checked = "", False
-        self.staff_username, self.staff_role, self.permissions = "", "", []
+        self.staff_username, self.staff_role, self.permissions, self.two_factor_due = "", "", [], False
         return rx.call_script(FORGET_TOKEN_SCRIPT)
 
     @staticmethod

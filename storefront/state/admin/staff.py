@@ -1,5 +1,6 @@
-"""The Staff tab (the owner's accounts and invitations), the Account tab (one's own password) and
-the page an invitation or reset link opens (setting a password)."""
+"""The Staff tab (the owner's accounts, invitations and two-factor policy), the Account tab (one's
+own password and two-factor sign-in), the page an invitation or reset link opens (setting a
+password) and the page that asks for a reset link."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from typing import Any, TypedDict
 
 import reflex as rx
 
-from storefront.services.platform.errors import ServiceError, ValidationError
-from storefront.services.staff.accounts import PASSWORD_SET, StaffAccounts
+from storefront.services.platform.errors import ServiceError, TooManyRequestsError, ValidationError
+from storefront.services.staff.accounts import PASSWORD_SET, RESET_SENT, StaffAccounts
 from storefront.state.admin.session import GENERIC_FAILURE, AdminState, admin_event
 from storefront.wiring import services
 
@@ -23,6 +24,8 @@ ACCOUNT_REMOVED = "Account removed"
 PASSWORD_CHANGED = "Password changed"
 TWO_FACTOR_ON = "Two-factor sign-in is on"
 TWO_FACTOR_OFF = "Two-factor sign-in is off"
+TWO_FACTOR_REQUIRED = "Two-factor sign-in is required for everyone"
+TWO_FACTOR_NOT_REQUIRED = "Two-factor sign-in is no longer required"
 READ_LINK_TOKEN_SCRIPT = "new URLSearchParams(window.location.search).get('token') || ''"
 
 
@@ -51,12 +54,29 @@ class StaffAdminState(AdminState):
     invite_errors: dict[str, str] = {}
     last_link: str = ""
     busy: bool = False
+    #: The owner asks everyone to use two-factor sign-in (the switch).
+    require_two_factor: bool = False
 
     @rx.event
     @admin_event
     async def load(self):
         self.accounts = await asyncio.to_thread(_rows)
+        self.require_two_factor = await asyncio.to_thread(services().two_factor.is_required)
         return None
+
+    @rx.event
+    @admin_event
+    async def set_require_two_factor(self, required: bool):
+        """The switch: require two-factor sign-in for everyone, or stop (logged by the service)."""
+        actor = await self._actor()
+        try:
+            await asyncio.to_thread(services().two_factor.require_for_everyone, actor, bool(required))
+        except ServiceError as error:
+            return rx.toast.error(error.message)
+        self.require_two_factor = await asyncio.to_thread(services().two_factor.is_required)
+        # An owner without it is asked to set it up too: the dashboard shows that at once.
+        await self._signed_in()
+        return rx.toast.success(TWO_FACTOR_REQUIRED if self.require_two_factor else TWO_FACTOR_NOT_REQUIRED)
 
     @rx.event
     @admin_event
@@ -175,17 +195,55 @@ class SetPasswordState(rx.State):
         return rx.toast.success(PASSWORD_SET)
 
 
+class ForgotPasswordState(rx.State):
+    """/admin/forgot-password: anyone asks for a reset link by username or email. The same service
+    and the same per-address limit as POST /api/staff/reset-password, and the same neutral answer."""
+
+    errors: dict[str, str] = {}
+    #: The answer once a request went through (the same whether an account matched or not).
+    sent: str = ""
+    sending: bool = False
+
+    @rx.event
+    def open_page(self):
+        self.errors, self.sent, self.sending = {}, "", False
+
+    @rx.event
+    async def submit(self, form: dict[str, Any]):
+        if self.sending:
+            return None
+        self.sending, self.errors, self.sent = True, {}, ""
+        client = self.router.session.client_ip or ""
+        try:
+            await asyncio.to_thread(staff_accounts().request_reset, form.get("username"), client)
+        except ValidationError as error:
+            self.errors = error.field_errors
+            return None
+        except TooManyRequestsError as error:
+            self.errors = {"form": error.message}
+            return None
+        except Exception:
+            log.exception("asking for a password reset link failed")
+            self.errors = {"form": GENERIC_FAILURE}
+            return None
+        finally:
+            self.sending = False
+        self.sent = RESET_SENT
+        return None
+
+
 class TwoFactorState(AdminState):
     """The Account tab's two-factor card: set-up with a QR code, the recovery codes shown once, turning it off."""
 
     enabled: bool = False
-    #: Not on yet and asked for: the dashboard says so above the tabs.
-    due: bool = False
     codes_left: int = 0
     qr: str = ""
     secret: str = ""
     recovery_codes: list[str] = []
     code_error: str = ""
+    #: Set up because it was due: the dashboard keeps showing the new recovery codes until the
+    #: person goes on (AdminState.two_factor_due is off by then).
+    codes_before_dashboard: bool = False
 
     @rx.event
     @admin_event
@@ -193,7 +251,6 @@ class TwoFactorState(AdminState):
         actor = await self._actor()
         status = await asyncio.to_thread(services().two_factor.status, actor.username)
         self.enabled, self.codes_left = bool(status["enabled"]), int(status["recoveryCodesLeft"])  # type: ignore[call-overload]
-        self.due = bool(status["due"])
         return None
 
     @rx.event
@@ -219,8 +276,18 @@ class TwoFactorState(AdminState):
             self.code_error = error.message
             return None
         self.recovery_codes, self.qr, self.secret, self.code_error = codes, "", "", ""
-        self.enabled, self.codes_left, self.due = True, len(codes), False
+        self.enabled, self.codes_left = True, len(codes)
+        # The guard lets everything through from now on; the dashboard waits until the codes are kept.
+        self.codes_before_dashboard = self.two_factor_due
+        await self._signed_in()
         return rx.toast.success(TWO_FACTOR_ON)
+
+    @rx.event
+    @admin_event
+    async def continue_to_dashboard(self):
+        """The recovery codes are kept: on to the dashboard's tabs (the codes are not shown again)."""
+        self.codes_before_dashboard, self.recovery_codes = False, []
+        return None
 
     @rx.event
     @admin_event
@@ -232,4 +299,7 @@ class TwoFactorState(AdminState):
             self.code_error = error.message
             return None
         self.enabled, self.codes_left, self.recovery_codes, self.code_error = False, 0, [], ""
+        self.codes_before_dashboard = False
+        # Off while it is required: the dashboard asks for it again at once.
+        await self._signed_in()
         return rx.toast.success(TWO_FACTOR_OFF)
