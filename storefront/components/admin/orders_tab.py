@@ -9,8 +9,8 @@ from storefront.components.admin.layout import section_card, tab_list
 from storefront.components.admin.newsletter_card import newsletter_card
 from storefront.components.admin.refund_form import refund_form
 from storefront.components.admin.resolve_form import resolve_form
+from storefront.components.admin.thumbnail import product_thumbnail
 from storefront.components.empty_state import empty_state
-from storefront.components.product_card import product_image
 from storefront.services.admin.admin_orders import VIEW_AWAITING, VIEW_PAID
 from storefront.services.staff import roles
 from storefront.state.admin.orders import REFUND, EmailRow, HistoryRow, ItemRow, OrderRow, OrdersState
@@ -314,14 +314,7 @@ def details_grid() -> rx.Component:
 
 def item_row(item: ItemRow) -> rx.Component:
     return rx.table.row(
-        rx.table.cell(
-            rx.box(
-                product_image(item["image"], item["name"], height="48px"),
-                width="48px",
-                border_radius="6px",
-                overflow="hidden",
-            )
-        ),
+        rx.table.cell(product_thumbnail(item["image"])),
         rx.table.cell(item["name"]),
         rx.table.cell(item["size"]),
         rx.table.cell(item["color"]),
