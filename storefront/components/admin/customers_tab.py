@@ -4,6 +4,7 @@ import reflex as rx
 
 from storefront.components import styles
 from storefront.components.admin.layout import section_card
+from storefront.components.admin.orders_tab import DIALOG_MAX_WIDTH
 from storefront.state.admin.customers import CustomerOrder, CustomerRow, CustomersAdminState as S
 
 
@@ -52,6 +53,7 @@ def customer_dialog() -> rx.Component:
                 width="100%",
             ),
             rx.dialog.close(rx.button("Close", variant="soft", margin_top="1rem")),
+            max_width=DIALOG_MAX_WIDTH.format(width="600px"),
         ),
         open=S.shown_email != "",
         on_open_change=S.close,

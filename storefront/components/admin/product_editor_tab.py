@@ -122,7 +122,8 @@ def view(row: rx.Var) -> rx.Component:
             ),
             spacing="1",
             flex="1",
-            min_width="0",
+            # On a phone the buttons go below rather than squeeze the title into a column.
+            min_width="11rem",
         ),
         rx.cond(
             S.show_archived,
@@ -139,6 +140,7 @@ def view(row: rx.Var) -> rx.Component:
             ),
         ),
         align="start",
+        wrap="wrap",
         width="100%",
     )
 
