@@ -9,16 +9,16 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, select, update
 
 from storefront.api.app import create_api
 from storefront.config import Settings
-from storefront.models import ActivityEntry, CatalogProduct
+from storefront.models import ActivityEntry, CatalogProduct, Order
 from storefront.services.payments.gateway import TestPaymentGateway
 from storefront.services.printify.demo import DemoPrintProvider
 from storefront.services.printify.provider import validation_error
 from tests.api.staff import as_owner, owner_headers
-from tests.ordering import seed_demo
+from tests.ordering import GOOD_CARD, order_payload, pick, seed_demo
 
 SAM_PASSWORD = "sam's own long passphrase"
 
@@ -113,8 +113,6 @@ def test_the_log_is_the_owners_and_exports_as_csv(client: TestClient) -> None:
 
 
 def test_a_refund_and_a_resend_are_logged_naming_the_person(client: TestClient, engine: Engine) -> None:
-    from tests.ordering import GOOD_CARD, order_payload, pick
-
     created = client.post(
         "/api/printify/orders", json=order_payload((pick(engine), 1)), headers={"Idempotency-Key": "r1"}
     )
@@ -149,3 +147,38 @@ def test_an_event_change_is_logged(client: TestClient) -> None:
         ("owner", f"event {event_id}", {"deleted": True}),
         ("owner", f"event {event_id}", {"created": "Summer Tour Kickoff"}),
     ]
+
+
+def _order(client: TestClient, engine: Engine, key: str, *, paid: bool) -> str:
+    """A new order's number, paid with the test card when `paid`."""
+    payload = order_payload((pick(engine), 1))
+    created = client.post("/api/printify/orders", json=payload, headers={"Idempotency-Key": key})
+    assert created.status_code == 201, created.text
+    number, token = created.json()["order"]["id"], created.json()["accessToken"]
+    if paid:
+        answer = client.post(f"/api/printify/orders/{number}/process-payment",
+                             json={"paymentId": f"pay_{key}", "cardData": GOOD_CARD}, headers={"X-Order-Token": token})
+        assert answer.status_code == 200, answer.text
+    return str(number)
+
+
+def test_a_refund_a_cancel_and_a_resolve_name_the_person_and_their_address(client: TestClient, engine: Engine) -> None:
+    owner = owner_headers(client)
+    refunded = _order(client, engine, "a1", paid=True)
+    answer = client.post(f"/api/orders/{refunded}/refund", json={}, headers={**owner, "Idempotency-Key": "k1"})
+    assert answer.status_code == 200, answer.text
+    cancelled = _order(client, engine, "a2", paid=False)
+    answer = client.post(f"/api/orders/{cancelled}/cancel", headers=owner)
+    assert answer.status_code == 200, answer.text
+    resolved = _order(client, engine, "a3", paid=True)
+    with Session(engine) as session:
+        session.execute(update(Order).where(col(Order.number) == resolved).values(attention_reason="Refused"))
+        session.commit()
+    answer = client.post(f"/api/orders/{resolved}/resolve", json={"note": "Sent it by hand."}, headers=owner)
+    assert answer.status_code == 200, answer.text
+
+    rows = client.get("/api/admin/activity", headers=owner).json()["data"]
+    for action, number in (("refund", refunded), ("cancel", cancelled), ("order-change", resolved)):
+        target = f"order {number}"
+        logged = [(row["actor"], row["client"]) for row in rows if (row["action"], row["target"]) == (action, target)]
+        assert logged and set(logged) == {("owner", "testclient")}, (action, logged)

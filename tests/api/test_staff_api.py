@@ -12,7 +12,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from storefront.api.app import create_api
-from storefront.config import Settings
+from storefront.config import DEFAULT_ADMIN_PASSWORD, Settings
 from storefront.models import ActivityEntry, MailMessage, StaffAccount
 from storefront.services.payments.gateway import TestPaymentGateway
 from storefront.services.staff import roles
@@ -160,6 +160,33 @@ def test_changing_the_password_needs_the_current_one(client: TestClient) -> None
     assert changed.status_code == 200, changed.text
     assert client.post("/api/admin/login", json={"username": "owner", "password": PASSWORD}).status_code == 401
     _sign_in(client, "owner", "a brand new passphrase")
+
+
+def test_the_login_hint_shows_the_default_credentials_only_until_the_owner_changes_the_password(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("UPLOAD_DIR", raising=False)
+    monkeypatch.delenv("ADMIN_USERNAME", raising=False)
+    monkeypatch.delenv("ADMIN_PASSWORD", raising=False)
+    app = create_api(Settings(), engine=engine, gateway=TestPaymentGateway(), provider=seed_demo(engine, tmp_path))
+    client, auth = TestClient(app), app.state.services.auth
+    assert auth.default_credentials() == ("admin", DEFAULT_ADMIN_PASSWORD)  # before the owner's account exists
+    owner = _sign_in(client, "admin", DEFAULT_ADMIN_PASSWORD)
+    assert auth.default_credentials() == ("admin", DEFAULT_ADMIN_PASSWORD)
+
+    changed = client.post(
+        "/api/admin/password", json={"current": DEFAULT_ADMIN_PASSWORD, "new": "a brand new passphrase"}, headers=owner
+    )
+    assert changed.status_code == 200, changed.text
+    assert auth.default_credentials() is None
+    old = client.post("/api/admin/login", json={"username": "admin", "password": DEFAULT_ADMIN_PASSWORD})
+    assert old.status_code == 401
+
+
+def test_the_login_hint_never_shows_a_password_set_in_the_settings(client: TestClient) -> None:
+    owner_headers(client)
+    assert client.app.state.services.auth.default_credentials() is None  # type: ignore[attr-defined]
 
 
 def test_a_reset_link_is_emailed_and_sets_a_new_password(client: TestClient, engine: Engine) -> None:

@@ -57,6 +57,12 @@ def test_an_order_placed_on_the_storefront_shows_in_orders_with_its_items_and_fu
     expect(item).to_contain_text(re.compile(r"tee", re.I))
     expect(item.get_by_role("cell", name="M", exact=True)).to_be_visible()
     expect(item.get_by_role("cell", name="1", exact=True)).to_be_visible()
+    # The line's picture: its smallest rendition, in a fixed square.
+    thumbnail = item.get_by_test_id("product-thumbnail")
+    expect(thumbnail).to_have_attribute("src", re.compile(r"^/media/[0-9a-f]+-320\.webp$"))
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=thumbnail.element_handle())
+    box = thumbnail.bounding_box()
+    assert box is not None and (box["width"], box["height"]) == (40, 40)
 
     dialog.get_by_role("tab", name="Fulfillment").click()
     expect(dialog.get_by_text("Orders are sent to Printify automatically after payment confirmation.")).to_be_visible()

@@ -1,5 +1,6 @@
 """Phones (issue 22, item 12): the menu button gets its taps, every dashboard tab can be reached,
-short pages end at the footer, and the margins card comes into view when asked for."""
+short pages end at the footer, the margins card comes into view when asked for, and the back
+office's people screens (issue 42) never scroll sideways."""
 
 from __future__ import annotations
 
@@ -8,12 +9,16 @@ import re
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
+from tests.e2e import test_shopping as shopping
 from tests.e2e.admin import open_tab, sign_in
 from tests.e2e.browser import open_page
+from tests.e2e.conftest import StoreServer
 
 DASHBOARD_TABS = ["Product Editor", "Categories", "Orders", "Events", "Sync & Pricing", "Discounts"]
 PRODUCTS_PAGE_TABS = ["Create Product", "Publish Product"]
 SHORT_PAGES = ["/order-status", "/no-such-page"]
+#: The back office's people tabs and the test id of a row each lists.
+PEOPLE_TABS = {"Staff": "staff-row", "Activity": "activity-row", "Customers": "customer-row"}
 #: The fixtures of a phone (390x844, touch) and a desktop (1280x900) browser.
 SCREENS = ["phone_page", "page"]
 
@@ -132,3 +137,48 @@ def test_every_collection_tab_is_on_screen_and_opens_on_a_phone(phone_page: Page
     open_page(phone_page, "/collections")
     for label in ["SWDNN", "HWDKN", "HWDRN", "HWDZN", "HWDPN"]:
         _expect_on_screen_and_opens(phone_page, phone_page.get_by_role("tab", name=label, exact=True))
+
+
+def _expect_no_sideways_scroll(page: Page, screen: str) -> None:
+    """Nothing sticks out of the screen sideways: the page is no wider than the phone."""
+    width, screen_width = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+    assert width <= screen_width, f"{screen} is {width} px wide on a {screen_width} px screen"
+
+
+def test_the_people_tabs_a_customer_and_the_account_fit_a_phone(
+    page: Page, phone_page: Page, store: StoreServer
+) -> None:
+    # A customer to open: an order placed on the desktop.
+    shopping.add_to_cart(page, shopping.product_links(page, "tee")[0], "M")
+    shopping.open_checkout(page)
+    shopping.fill_checkout(page, shopping.TEST_CARD)
+    _token, paid = shopping.place_order(page)
+    assert paid["status"] == 200, paid
+
+    sign_in(phone_page)
+    for tab, row in PEOPLE_TABS.items():
+        open_tab(phone_page, tab)
+        expect(phone_page.get_by_test_id(row).first).to_be_visible()
+        _expect_no_sideways_scroll(phone_page, tab)
+
+    # An invitation's link (long, in one piece) stays inside the screen.
+    open_tab(phone_page, "Staff")
+    phone_page.get_by_label("Email").fill("phoebe.on.the.phone@example.com")
+    phone_page.get_by_label("Username").fill("phoebe")
+    phone_page.get_by_role("button", name="Send invitation").click()
+    expect(phone_page.get_by_test_id("invite-link")).to_contain_text("/admin/set-password?token=")
+    _expect_no_sideways_scroll(phone_page, "The Staff tab with an invitation link")
+
+    open_tab(phone_page, "Customers")
+    phone_page.get_by_test_id("customer-row").first.get_by_role("button", name="View").click()
+    expect(phone_page.get_by_role("dialog")).to_be_visible()
+    _expect_no_sideways_scroll(phone_page, "A customer's page")
+    phone_page.keyboard.press("Escape")
+    expect(phone_page.get_by_role("dialog")).to_have_count(0)
+
+    open_tab(phone_page, "Account")
+    expect(phone_page.get_by_role("button", name="Change password")).to_be_visible()
+    _expect_no_sideways_scroll(phone_page, "Account")
+    phone_page.get_by_role("button", name="Set up two-factor sign-in").click()
+    expect(phone_page.get_by_role("img", name="QR code for the authenticator app")).to_be_visible()
+    _expect_no_sideways_scroll(phone_page, "Two-factor enrolment")

@@ -5,6 +5,7 @@ import reflex as rx
 from storefront.components import styles
 from storefront.components.admin.category_select import category_select
 from storefront.components.admin.shops import shop_buttons
+from storefront.components.admin.thumbnail import product_thumbnail
 from storefront.state.admin.categories import CategoriesState as S
 from storefront.state.admin.shops import ShopsState
 
@@ -32,7 +33,11 @@ def summary_card(card: rx.Var) -> rx.Component:
 def product_row(row: rx.Var) -> rx.Component:
     product_id = row["id"].to(str)
     return rx.table.row(
-        rx.table.cell(rx.text(row["name"], weight="medium")),
+        rx.table.cell(
+            rx.hstack(
+                product_thumbnail(row["thumbnail"].to(str)), rx.text(row["name"], weight="medium"), align="center"
+            )
+        ),
         rx.table.cell(row["price"]),
         rx.table.cell(
             category_select(row["category"].to(str), lambda key: S.set_category(product_id, key), size="1")

@@ -4,6 +4,7 @@ import reflex as rx
 
 from storefront.components import styles
 from storefront.components.admin.layout import section_card
+from storefront.components.admin.orders_tab import DIALOG_MAX_WIDTH
 from storefront.state.admin.customers import CustomerOrder, CustomerRow, CustomersAdminState as S
 
 
@@ -39,14 +40,20 @@ def order_line(order: CustomerOrder) -> rx.Component:
 def customer_dialog() -> rx.Component:
     return rx.dialog.root(
         rx.dialog.content(
-            rx.dialog.title("Customer " + S.shown_email),
-            rx.table.root(
-                rx.table.header(rx.table.row(*[rx.table.column_header_cell(t) for t in
-                                               ("Order", "Date", "Total", "Payment", "Status")])),
-                rx.table.body(rx.foreach(S.shown_orders, order_line)),
+            rx.dialog.title("Customer " + S.shown_email, overflow_wrap="anywhere"),
+            # A phone scrolls the table sideways inside the dialog, not the page.
+            rx.box(
+                rx.table.root(
+                    rx.table.header(rx.table.row(*[rx.table.column_header_cell(t) for t in
+                                                   ("Order", "Date", "Total", "Payment", "Status")])),
+                    rx.table.body(rx.foreach(S.shown_orders, order_line)),
+                    width="100%",
+                ),
+                overflow_x="auto",
                 width="100%",
             ),
             rx.dialog.close(rx.button("Close", variant="soft", margin_top="1rem")),
+            max_width=DIALOG_MAX_WIDTH.format(width="600px"),
         ),
         open=S.shown_email != "",
         on_open_change=S.close,

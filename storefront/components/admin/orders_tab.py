@@ -9,8 +9,8 @@ from storefront.components.admin.layout import section_card, tab_list
 from storefront.components.admin.newsletter_card import newsletter_card
 from storefront.components.admin.refund_form import refund_form
 from storefront.components.admin.resolve_form import resolve_form
+from storefront.components.admin.thumbnail import product_thumbnail
 from storefront.components.empty_state import empty_state
-from storefront.components.product_card import product_image
 from storefront.services.admin.admin_orders import VIEW_AWAITING, VIEW_PAID
 from storefront.services.staff import roles
 from storefront.state.admin.orders import REFUND, EmailRow, HistoryRow, ItemRow, OrderRow, OrdersState
@@ -314,19 +314,12 @@ def details_grid() -> rx.Component:
 
 def item_row(item: ItemRow) -> rx.Component:
     return rx.table.row(
-        rx.table.cell(
-            rx.box(
-                product_image(item["image"], item["name"], height="48px"),
-                width="48px",
-                border_radius="6px",
-                overflow="hidden",
-            )
-        ),
-        rx.table.cell(item["name"]),
-        rx.table.cell(item["size"]),
-        rx.table.cell(item["color"]),
-        rx.table.cell(item["quantity"]),
-        rx.table.cell(item["price"]),
+        rx.table.cell(product_thumbnail(item["image"])),
+        rx.table.cell(item["name"], min_width="8rem"),
+        rx.table.cell(item["size"], white_space="nowrap"),
+        rx.table.cell(item["color"], white_space="nowrap"),
+        rx.table.cell(item["quantity"], white_space="nowrap"),
+        rx.table.cell(item["price"], white_space="nowrap"),
         data_testid="order-item",
         align="center",
     )
@@ -336,7 +329,11 @@ def items_panel() -> rx.Component:
     return rx.table.root(
         rx.table.header(
             rx.table.row(
-                *[rx.table.column_header_cell(c) for c in ["Image", "Name", "Size", "Color", "Quantity", "Price"]]
+                # Words kept whole: a phone scrolls the table sideways instead.
+                *[
+                    rx.table.column_header_cell(c, white_space="nowrap")
+                    for c in ["Image", "Name", "Size", "Color", "Quantity", "Price"]
+                ]
             )
         ),
         rx.table.body(rx.foreach(OrdersState.detail_items, item_row)),
@@ -496,6 +493,10 @@ def order_actions() -> rx.Component:
     )
 
 
+#: A dialog's widest, never wider than the screen less the dialog's own margins.
+DIALOG_MAX_WIDTH = "min({width}, calc(100vw - 2rem))"
+
+
 def order_dialog() -> rx.Component:
     return rx.dialog.root(
         rx.dialog.content(
@@ -527,7 +528,9 @@ def order_dialog() -> rx.Component:
                 margin_top="1rem",
             ),
             action_confirmation(),
-            max_width="760px",
+            # Capped by the screen too: a width cap also caps what the items table asks for, so on
+            # a phone the table scrolls inside the dialog instead of widening it past the screen.
+            max_width=DIALOG_MAX_WIDTH.format(width="760px"),
             # Payment ids and addresses have no spaces: they break rather than widen the dialog past a phone.
             overflow_wrap="anywhere",
         ),

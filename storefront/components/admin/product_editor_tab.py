@@ -5,6 +5,7 @@ import reflex as rx
 from storefront.components import styles
 from storefront.components.admin.category_select import category_select
 from storefront.components.admin.shops import shop_buttons
+from storefront.components.admin.thumbnail import product_thumbnail
 from storefront.state.admin.editor import ProductEditorState as S
 from storefront.state.admin.shops import ShopsState
 
@@ -98,6 +99,7 @@ def edit_form(row: rx.Var) -> rx.Component:
 
 def view(row: rx.Var) -> rx.Component:
     return rx.hstack(
+        product_thumbnail(row["thumbnail"].to(str)),
         rx.vstack(
             rx.text(row["title"], weight="bold"),
             rx.text(
@@ -120,7 +122,8 @@ def view(row: rx.Var) -> rx.Component:
             ),
             spacing="1",
             flex="1",
-            min_width="0",
+            # On a phone the buttons go below rather than squeeze the title into a column.
+            min_width="11rem",
         ),
         rx.cond(
             S.show_archived,
@@ -137,6 +140,7 @@ def view(row: rx.Var) -> rx.Component:
             ),
         ),
         align="start",
+        wrap="wrap",
         width="100%",
     )
 

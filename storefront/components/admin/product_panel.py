@@ -6,6 +6,7 @@ from storefront.components import styles
 from storefront.components.admin.layout import section_card, tab_list
 from storefront.components.admin.mockups import mockup_gallery
 from storefront.components.admin.shops import shop_buttons
+from storefront.components.admin.thumbnail import product_thumbnail
 from storefront.state.admin.product_panel import PRICING_TAB, PRODUCTS_TAB, PUBLISHING_TAB, ProductPanelState
 from storefront.state.admin.product_views import VARIANT_PRICE_FIELD, ProductRow, VariantPrice
 from storefront.state.admin.sync_pricing import SyncPricingState
@@ -32,6 +33,7 @@ def list_item(row: ProductRow) -> rx.Component:
     selected = P.detail["id"] == row["id"]
     return rx.box(
         rx.hstack(
+            product_thumbnail(row["thumbnail"]),
             rx.text(row["title"], size="2", weight="medium", flex="1", min_width="0", truncate=True),
             status_badge(row["status"], row["published"]),
             align="center",
@@ -42,7 +44,7 @@ def list_item(row: ProductRow) -> rx.Component:
         role="button",
         tab_index=0,
         aria_pressed=selected,
-        padding="0.5rem 0.75rem",
+        padding="0.375rem 0.75rem 0.375rem 0.375rem",
         border_radius="6px",
         cursor="pointer",
         background=rx.cond(selected, rx.color("accent", 4), "transparent"),

@@ -53,7 +53,11 @@ def invite_form() -> rx.Component:
                 rx.cond(
                     S.last_link != "",
                     rx.callout(
-                        rx.text("Invitation link (also emailed): ", rx.code(S.last_link, data_testid="invite-link")),
+                        rx.text(
+                            "Invitation link (also emailed): ",
+                            # One long word: broken anywhere, or it would widen a phone's page.
+                            rx.code(S.last_link, data_testid="invite-link", word_break="break-all"),
+                        ),
                         icon="mail",
                         width="100%",
                     ),
@@ -200,7 +204,9 @@ def two_factor_card() -> rx.Component:
                         rx.text("Scan the code with an authenticator app, or type the key, then enter its code.",
                                 size="2"),
                         rx.image(src=T.qr, width="180px", height="180px", alt="QR code for the authenticator app"),
-                        rx.text("Key: ", rx.code(T.secret, data_testid="totp-secret"), size="2"),
+                        rx.text(
+                            "Key: ", rx.code(T.secret, data_testid="totp-secret", word_break="break-all"), size="2"
+                        ),
                         code_form("Turn on", T.confirm),
                         width="100%",
                     ),

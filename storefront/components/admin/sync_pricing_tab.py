@@ -6,6 +6,7 @@ from storefront.components import styles
 from storefront.components.admin.layout import section_card
 from storefront.components.admin.product_panel import product_panel, status_badge
 from storefront.components.admin.store_pages_card import store_pages_card
+from storefront.components.admin.thumbnail import product_thumbnail
 from storefront.services.staff import roles
 from storefront.state.admin.product_views import MarginRow, ProductRow
 from storefront.state.admin.session import AdminState
@@ -88,7 +89,9 @@ def price_form(product_id: rx.Var[str], price_value: rx.Var[str]) -> rx.Componen
 
 def price_row(row: ProductRow) -> rx.Component:
     return rx.table.row(
-        rx.table.row_header_cell(rx.text(row["title"], weight="medium")),
+        rx.table.row_header_cell(
+            rx.hstack(product_thumbnail(row["thumbnail"]), rx.text(row["title"], weight="medium"), align="center")
+        ),
         rx.table.cell(status_badge(row["status"], row["published"])),
         rx.table.cell(row["price"], data_testid="current-price"),
         rx.table.cell(

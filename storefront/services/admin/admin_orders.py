@@ -13,6 +13,7 @@ from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select, update
 
 from storefront.models import MailMessage, Order, OrderItem, OutboxJob, utcnow
+from storefront.services.admin.product_rows import thumbnail_url
 from storefront.services.orders import lifecycle, order_emails, order_history
 from storefront.services.orders.checkout import order_items
 from storefront.services.orders.customer_status import answer_payment_status
@@ -182,6 +183,11 @@ def order_with_items(session: Session, number: str) -> tuple[Order, list[OrderIt
     return order, order_items(session, order.id)
 
 
+def line_thumbnail(item: OrderItem) -> str:
+    """The small picture beside an order line in the back office ("" for none)."""
+    return thumbnail_url(item.image_url)
+
+
 def history_view(session: Session, order: Order) -> list[dict[str, Any]]:
     """The order's history for staff, oldest first."""
     assert order.id is not None
@@ -255,7 +261,7 @@ def resend_confirmation(
     return queued
 
 
-def revoke_links(session: Session, number: str, actor: str, now: datetime | None = None) -> None:
+def revoke_links(session: Session, number: str, actor: order_history.Who, now: datetime | None = None) -> None:
     """Staff revoke the links in the order's emails: none sent so far opens it any more, and the
     emails sent from now on carry new ones (committed here, with a line in the order's history)."""
     order = find_order(session, number)
@@ -414,7 +420,7 @@ def retry_fulfilment(session: Session, order_number: str) -> Order:
     return order
 
 
-def resolve(session: Session, order_number: str, admin: str, note: object) -> Order:
+def resolve(session: Session, order_number: str, admin: order_history.Who, note: object) -> Order:
     """Staff mark an order that needs attention resolved, with a note of what was done (kept in its
     history); ValidationError without a note, ConflictError when nothing needs resolving."""
     text = note.strip() if isinstance(note, str) else ""

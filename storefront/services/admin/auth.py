@@ -30,7 +30,7 @@ from storefront.models import AdminSession, StaffAccount, StaffPolicy, utcnow
 from storefront.services.platform.errors import ForbiddenError, UnauthorizedError, ValidationError
 from storefront.services.platform.rate_limit import RateLimiter
 from storefront.services.staff import activity, roles, two_factor
-from storefront.services.staff.accounts import ensure_owner, find_for_sign_in
+from storefront.services.staff.accounts import ensure_owner, find_for_sign_in, owner_uses_settings_password
 from storefront.services.staff.passwords import password_matches
 
 logger = logging.getLogger(__name__)
@@ -148,6 +148,17 @@ class AdminAuth:
         self._user_failures = RateLimiter(
             session_factory, limit=FREE_USERNAME_FAILURES, window_seconds=60, message=TOO_MANY_FAILURES, clock=clock
         )
+
+    def default_credentials(self) -> tuple[str, str] | None:
+        """ADMIN_USERNAME and the default password while they still sign the owner in (no
+        ADMIN_PASSWORD is set and the owner never changed it in the back office): the login's hint.
+        None otherwise."""
+        if not self.uses_default_password:
+            return None
+        with self._session_factory() as session:
+            if not owner_uses_settings_password(session):
+                return None
+        return self._username, self._settings_password
 
     async def login(self, username: object, password: object, client: str = "", code: object = None) -> str:
         """A new session token for the right credentials.

@@ -13,9 +13,17 @@ from sqlmodel import Session, col, select
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
 from storefront.services.admin.base_price import upcharge_note
 from storefront.services.admin.product_forms import category_key, parse_product_id, whole_number
-from storefront.services.catalog.catalog import PRODUCT_NOT_FOUND, image_picture, listing_price, plain_text
+from storefront.services.catalog.catalog import (
+    PLACEHOLDER_IMAGE,
+    PRODUCT_NOT_FOUND,
+    image_picture,
+    listing_price,
+    plain_text,
+)
+from storefront.services.catalog.listing import card_pictures
 from storefront.services.catalog.text_search import search_condition
 from storefront.services.collections import COLLECTIONS
+from storefront.services.media.images import smallest_rendition
 from storefront.services.platform.errors import NotFoundError, ValidationError
 from storefront.services.platform.money import cents_to_dollars
 
@@ -63,6 +71,9 @@ class AdminProductRow:
     variants: tuple[VariantRow, ...]
     #: Archived by staff: out of the store and of the lists (but `archived=True`).
     archived: bool = False
+    #: The card picture's smallest rendition, beside the title in the back office's lists; "" for
+    #: a product without a picture.
+    thumbnail: str = ""
 
     @property
     def price_note(self) -> str:
@@ -134,7 +145,21 @@ def _variants_of(session: Session, product_ids: Sequence[str]) -> dict[str, list
     return grouped
 
 
-def _row(product: CatalogProduct, variants: Sequence[CatalogVariant]) -> AdminProductRow:
+def thumbnail_url(image_url: str) -> str:
+    """What a back-office list shows beside a product's name for a picture at `image_url`: its
+    smallest rendition; "" for none (or the placeholder), which the list draws as an empty box."""
+    if not image_url or image_url == PLACEHOLDER_IMAGE:
+        return ""
+    return smallest_rendition(image_url)
+
+
+def _thumbnails(session: Session, products: Sequence[CatalogProduct]) -> dict[str, str]:
+    """Each product's thumbnail, from the picture its listing card shows."""
+    pictures = card_pictures(session, {p.id: p.card_json for p in products})
+    return {pid: thumbnail_url(picture.src) for pid, picture in pictures.items()}
+
+
+def _row(product: CatalogProduct, variants: Sequence[CatalogVariant], thumbnail: str = "") -> AdminProductRow:
     return AdminProductRow(
         id=product.id,
         shop_id=product.shop_id,
@@ -146,6 +171,7 @@ def _row(product: CatalogProduct, variants: Sequence[CatalogVariant]) -> AdminPr
         is_active=product.is_active,
         is_published=product.is_published,
         archived=product.archived_at is not None,
+        thumbnail=thumbnail,
         status=PUBLISHED if product.is_published else UNPUBLISHED,
         variants=tuple(
             VariantRow(
@@ -203,8 +229,13 @@ def product_page(
         .offset(start)
         .limit(size)
     ).all()
-    variants = _variants_of(session, [p.id for p in products])
-    return ProductPage(rows=[_row(p, variants[p.id]) for p in products], total=int(total), limit=size, offset=start)
+    variants, thumbnails = _variants_of(session, [p.id for p in products]), _thumbnails(session, products)
+    return ProductPage(
+        rows=[_row(p, variants[p.id], thumbnails.get(p.id, "")) for p in products],
+        total=int(total),
+        limit=size,
+        offset=start,
+    )
 
 
 def get_product_row(session: Session, product_id: str) -> AdminProductRow:
@@ -212,7 +243,8 @@ def get_product_row(session: Session, product_id: str) -> AdminProductRow:
     product = session.get(CatalogProduct, parse_product_id(product_id))
     if product is None:
         raise NotFoundError(PRODUCT_NOT_FOUND)
-    return _row(product, _variants_of(session, [product.id])[product.id])
+    variants = _variants_of(session, [product.id])[product.id]
+    return _row(product, variants, _thumbnails(session, [product]).get(product.id, ""))
 
 
 def shop_of(session: Session, product_id: str) -> int:

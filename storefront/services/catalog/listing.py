@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -122,6 +122,16 @@ def _card(product_id: str, name: str, stored: str) -> ProductCardSummary | None:
         sizes=tuple(card["sizes"]),
         colors=tuple(CardColour(name=name, sizes=tuple(sizes)) for name, sizes in card["colors"]),
     )
+
+
+def card_pictures(session: Session, stored: Mapping[str, str]) -> dict[str, Picture]:
+    """The card's picture of each product ({id: its `card_json`}): the placeholder for one without
+    an image; a card missing or of an older format is derived now."""
+    cards = {pid: _card(pid, "", card) for pid, card in stored.items()}
+    missing = [pid for pid, card in cards.items() if card is None]
+    if missing:
+        cards.update({pid: _card(pid, "", card) for pid, card in derive_cards(session, missing).items()})
+    return {pid: card.picture for pid, card in cards.items() if card is not None}
 
 
 def _grouped(session: Session, model: type[Any], product_ids: Sequence[str]) -> dict[str, list[Any]]:

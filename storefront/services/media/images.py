@@ -14,6 +14,7 @@ import hashlib
 import io
 import math
 import os
+import re
 import tempfile
 import warnings
 from collections.abc import Callable
@@ -114,6 +115,19 @@ def cutout_path(picture: Path) -> Path:
 
 def rendition_url(digest: str, width: int) -> str:
     return f"{MEDIA_URL}/{rendition_name(digest, width)}"
+
+
+_RENDITION_URL = re.compile(rf"^{re.escape(MEDIA_URL)}/(?P<digest>[0-9a-f]+)-(?P<width>[0-9]+)\.webp$")
+
+
+def smallest_rendition(url: str) -> str:
+    """The smallest rendition of the picture `url` is a rendition of (what a thumbnail loads);
+    `url` itself when it is none. Renditions stop only at the source's own width, so one at a width
+    means every standard width below it was rendered too."""
+    match = _RENDITION_URL.match(url)
+    if match is None:
+        return url
+    return rendition_url(match["digest"], min(int(match["width"]), RENDITION_WIDTHS[0]))
 
 
 def picture(prepared: PreparedImage) -> Picture:

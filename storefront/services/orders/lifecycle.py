@@ -187,7 +187,7 @@ def move(
     which: Move,
     *,
     now: datetime,
-    actor: str = order_history.SYSTEM,
+    actor: order_history.Who = order_history.SYSTEM,
     detail: str = "",
     values: Mapping[str, Any] | None = None,
     where: Iterable[ColumnElement[bool]] = (),
@@ -235,7 +235,7 @@ def paid(
     session: Session,
     order: Order,
     *,
-    actor: str,
+    actor: order_history.Who,
     detail: str,
     payment: Mapping[str, Any],
     now: datetime,
@@ -259,7 +259,7 @@ def cancelled(
     session: Session,
     order: Order,
     *,
-    actor: str,
+    actor: order_history.Who,
     detail: str,
     now: datetime,
     emails: OrderEmails | None,
@@ -274,7 +274,7 @@ def withdrawn(
     session: Session,
     order: Order,
     *,
-    actor: str,
+    actor: order_history.Who,
     action: str | None,
     detail: str,
     now: datetime,
@@ -290,7 +290,7 @@ def refund_requested(
     session: Session,
     order: Order,
     *,
-    actor: str,
+    actor: order_history.Who,
     detail: str,
     now: datetime,
     where: Iterable[ColumnElement[bool]] = (),
@@ -303,7 +303,7 @@ def refunded(
     session: Session,
     order: Order,
     *,
-    actor: str,
+    actor: order_history.Who,
     detail: str,
     now: datetime,
     emails: OrderEmails | None,
@@ -331,7 +331,7 @@ def partially_refunded(
     session: Session,
     order: Order,
     *,
-    actor: str,
+    actor: order_history.Who,
     detail: str,
     now: datetime,
     values: Mapping[str, Any],
@@ -348,7 +348,7 @@ def refund_failed(
     session: Session,
     order: Order,
     *,
-    actor: str,
+    actor: order_history.Who,
     detail: str,
     now: datetime,
     values: Mapping[str, Any] | None = None,
@@ -364,7 +364,7 @@ def needs_attention(
     reason: str,
     *,
     now: datetime,
-    actor: str = order_history.SYSTEM,
+    actor: order_history.Who = order_history.SYSTEM,
     action: str | None = None,
     detail: str = "",
     touch: bool = True,
@@ -397,7 +397,9 @@ def resolved(session: Session, order: Order, *, now: datetime) -> bool:
     )
 
 
-def attention_resolved(session: Session, order: Order, *, actor: str, note: str, now: datetime) -> bool:
+def attention_resolved(
+    session: Session, order: Order, *, actor: order_history.Who, note: str, now: datetime
+) -> bool:
     """Staff settled what the order needed a person for (`note` says how, kept in its history)."""
     return move(
         session,

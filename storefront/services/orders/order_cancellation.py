@@ -20,6 +20,7 @@ from storefront.services.orders import lifecycle, order_access, order_emails, or
 from storefront.services.orders.fulfilment import SEND_TO_PRODUCTION
 from storefront.services.orders.intent_payments import IntentPayments, refund_key
 from storefront.services.orders.order_emails import OrderEmails, clean_click_id
+from storefront.services.orders.order_history import Who, name_of
 from storefront.services.orders.order_payment import PAYMENT_IN_PROGRESS, SEND_ORDER
 from storefront.services.orders.refund_amounts import RefundRequest
 from storefront.services.orders.statuses import PAYABLE, WAS_PAID, OrderStatus, PaymentStatus
@@ -106,13 +107,13 @@ class OrderCancellations:
 
     # ------------------------------------------------------------------ refund
 
-    def refund(self, number: str, admin: str, request: RefundRequest | None = None, click_id: str = "") -> Outcome:
+    def refund(self, number: str, admin: Who, request: RefundRequest | None = None, click_id: str = "") -> Outcome:
         """Refund the rest of the order, or `request`'s amount or lines, once per `click_id` (a
         double click refunds once) and never more than was paid; a refund of the rest then stops
         its printing where the provider still allows it."""
         return self._refund(number, admin, order_emails.REFUNDED, request or RefundRequest(), click_id)
 
-    def _refund(self, number: str, admin: str, mail_kind: str, request: RefundRequest, click_id: str = "") -> Outcome:
+    def _refund(self, number: str, admin: Who, mail_kind: str, request: RefundRequest, click_id: str = "") -> Outcome:
         """Refund as `refund` does; the customer is told with the email of `mail_kind` (refunded,
         or cancelled when staff cancelled a paid order)."""
         with self._session_factory() as session:
@@ -157,7 +158,7 @@ class OrderCancellations:
                 amount_cents=amount,
                 lines_json=lines_json,
                 status=refund_amounts.REQUESTED,
-                actor=admin[:100],
+                actor=name_of(admin)[:100],
                 created_at=now,
             )
             session.add(row)
@@ -181,7 +182,7 @@ class OrderCancellations:
         with self._session_factory() as session:
             return Outcome(order_access.find_order(session, number), message)
 
-    def _refund_failed(self, order: Order, admin: str, reason: str, ticket: _Ticket) -> None:
+    def _refund_failed(self, order: Order, admin: Who, reason: str, ticket: _Ticket) -> None:
         with self._session_factory() as session:
             current = order_access.find_order(session, order.number)
             lifecycle.refund_failed(
@@ -197,7 +198,7 @@ class OrderCancellations:
             )
             session.commit()
 
-    def _refunded(self, order: Order, admin: str, refund_id: str, confirmed: bool, ticket: _Ticket) -> None:
+    def _refunded(self, order: Order, admin: Who, refund_id: str, confirmed: bool, ticket: _Ticket) -> None:
         """Keep the refund's id and add its amount to what the order had refunded. The rest of the
         order: the payment is 'refunded' once the gateway confirms it. Part of it: the order is paid
         again, with less left to refund."""
@@ -240,7 +241,7 @@ class OrderCancellations:
             "Order %s refunded %s by %s (%s, %s)",
             order.number,
             format_usd(ticket.amount),
-            admin,
+            name_of(admin),
             refund_id,
             "confirmed" if confirmed else "pending",
         )
@@ -259,7 +260,7 @@ class OrderCancellations:
                 )
             session.commit()
 
-    def _stop_fulfilment(self, order: Order, admin: str) -> str:
+    def _stop_fulfilment(self, order: Order, admin: Who) -> str:
         """Cancel the order at the provider, or take it out of the outbox; the note for staff."""
         now = self._clock()
         with self._session_factory() as session:
@@ -308,7 +309,7 @@ class OrderCancellations:
             session.commit()
         return PROVIDER_CANCELLED_NOTE
 
-    def _note(self, order: Order, admin: str, action: str, detail: str, message: str) -> str:
+    def _note(self, order: Order, admin: Who, action: str, detail: str, message: str) -> str:
         with self._session_factory() as session:
             current = order_access.find_order(session, order.number)
             lifecycle.needs_attention(
@@ -325,14 +326,14 @@ class OrderCancellations:
         return message
 
     @staticmethod
-    def _cancelled(session: Session, order: Order, admin: str, action: str, detail: str, now: datetime) -> None:
+    def _cancelled(session: Session, order: Order, admin: Who, action: str, detail: str, now: datetime) -> None:
         lifecycle.withdrawn(
             session, order, actor=admin, action=action, detail=detail, now=now, values={"attention_reason": None}
         )
 
     # ------------------------------------------------------------------ cancel
 
-    def cancel(self, number: str, admin: str) -> Outcome:
+    def cancel(self, number: str, admin: Who) -> Outcome:
         """Cancel an order: a paid one is refunded (as Refund does), an unpaid one's intent is
         cancelled first, so it can never be paid afterwards."""
         with self._session_factory() as session:

@@ -4,6 +4,7 @@ each with its time and who did it."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TypeAlias
 
 from sqlmodel import Session, col, select
 
@@ -67,17 +68,33 @@ STAFF_ACTIVITY: dict[str, str] = {
 }
 
 
+#: Who moves an order: a name (SYSTEM, STRIPE, a gateway's) or a person with the address they act
+#: from (what the activity log's row names; a bare name logs no address).
+Who: TypeAlias = str | activity.Actor
+
+
+def actor_of(who: Who) -> activity.Actor:
+    """`who` as the activity log names it."""
+    return who if isinstance(who, activity.Actor) else activity.Actor(who)
+
+
+def name_of(who: Who) -> str:
+    """`who`'s name, as the order's history keeps it."""
+    return actor_of(who).username
+
+
 def record(
-    session: Session, order_id: int, actor: str, action: str, detail: str = "", at: datetime | None = None,
+    session: Session, order_id: int, actor: Who, action: str, detail: str = "", at: datetime | None = None,
     *, order_number: str | None = None,
 ) -> None:
     """Add one line to the order's history and, for a person's action, the activity log's row
-    (both committed with the caller's transaction)."""
+    naming them and their address (both committed with the caller's transaction)."""
     at = at or utcnow()
-    session.add(OrderHistory(order_id=order_id, actor=actor[:100], action=action, detail=detail, at=at))
-    if actor not in (SYSTEM, STRIPE) and action in STAFF_ACTIVITY:
+    who = actor_of(actor)
+    session.add(OrderHistory(order_id=order_id, actor=who.username[:100], action=action, detail=detail, at=at))
+    if who.username not in (SYSTEM, STRIPE) and action in STAFF_ACTIVITY:
         target = f"order {order_number}" if order_number else f"order #{order_id}"
-        activity.record(session, activity.Actor(actor), STAFF_ACTIVITY[action], target,
+        activity.record(session, who, STAFF_ACTIVITY[action], target,
                         after={"history": LABELS.get(action, action), **({"detail": detail} if detail else {})}, now=at)
 
 

@@ -127,6 +127,13 @@ def ensure_owner(session: Session, username: str, password: str, now: datetime) 
         session.commit()
 
 
+def owner_uses_settings_password(session: Session) -> bool:
+    """Whether the owner still signs in with ADMIN_PASSWORD: no owner yet (the first sign-in makes
+    it from the settings) or one nobody gave a password of their own in the back office."""
+    owner = session.exec(select(StaffAccount).where(col(StaffAccount.role) == OWNER)).first()
+    return owner is None or owner.password_from_settings
+
+
 def revoke_sessions(session: Session, username: str, now: datetime) -> None:
     """End every open session of `username` (in the caller's transaction)."""
     session.execute(

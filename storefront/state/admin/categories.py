@@ -39,6 +39,8 @@ class SummaryCard(TypedDict):
 class CategoryRow(TypedDict):
     id: str
     name: str
+    #: The product's small picture beside its name ("" for none).
+    thumbnail: str
     price: str
     category: str
     is_active: bool
@@ -60,6 +62,7 @@ def to_row(row: product_rows.AdminProductRow) -> CategoryRow:
     return CategoryRow(
         id=row.id,
         name=row.title,
+        thumbnail=row.thumbnail,
         price="N/A" if row.price_cents is None else format_usd(row.price_cents),
         category=row.category,
         is_active=row.is_active,

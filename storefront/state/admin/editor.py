@@ -46,6 +46,8 @@ class EditorRow(TypedDict):
     price_note: str
     #: Set when a save was refused because the price sells variants below provider cost (names them).
     below_cost: str
+    #: The product's small picture beside its title ("" for none).
+    thumbnail: str
 
 
 def to_editor_row(row: product_rows.AdminProductRow) -> EditorRow:
@@ -64,6 +66,7 @@ def to_editor_row(row: product_rows.AdminProductRow) -> EditorRow:
         error="",
         price_note=row.price_note,
         below_cost="",
+        thumbnail=row.thumbnail,
         **values,  # type: ignore[typeddict-item]
         **{f"original_{k}": v for k, v in values.items()},  # type: ignore[typeddict-item]
     )

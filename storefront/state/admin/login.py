@@ -9,7 +9,6 @@ import reflex as rx
 
 from storefront.services.platform.errors import ServiceError, ValidationError
 from storefront.state.admin.session import DASHBOARD_ROUTE, AdminState, auth, token_hash_of
-from storefront.wiring import services
 
 LOGIN_FAILED = "Login failed"
 LOGIN_SUCCESSFUL = "Login successful"
@@ -26,16 +25,15 @@ class AdminLoginState(AdminState):
     #: The password was right and the person uses two-factor sign-in: the code field is shown.
     needs_code: bool = False
 
-    @rx.var
-    def default_hint(self) -> str:
-        """'username / password' while the default password is in force, else empty."""
-        settings = services().settings
-        return f"{settings.admin_username} / {settings.admin_password}" if settings.admin_uses_default_password else ""
+    #: 'username / password' while the default credentials still sign the owner in, else empty.
+    default_hint: str = ""
 
     @rx.event
     async def open_login(self):
         """on_load: a live session (this tab's, or the one the browser keeps) goes straight to the dashboard."""
         self.field_errors, self.alert, self.submitting, self.needs_code = {}, "", False, False
+        credentials = await asyncio.to_thread(auth().default_credentials)
+        self.default_hint = " / ".join(credentials) if credentials else ""
         if self._token_hash and await self._signed_in() is not None:
             return rx.redirect(DASHBOARD_ROUTE)
         return self._read_token(AdminLoginState.resume_on_login)

@@ -8,7 +8,6 @@ from typing import TypedDict
 
 from storefront.models import MailMessage, Order, OrderHistory, OrderItem
 from storefront.services.admin import admin_orders
-from storefront.services.catalog.catalog import PLACEHOLDER_IMAGE
 from storefront.services.orders import lifecycle, order_history
 from storefront.services.orders.customer_status import PRINTED_WARNING, answer_payment_status, printed
 from storefront.services.orders.refund_amounts import left_to_refund
@@ -51,6 +50,7 @@ class ItemRow(TypedDict):
     color: str
     quantity: str
     price: str
+    #: The line's small picture ("" for none).
     image: str
 
 
@@ -189,7 +189,7 @@ def to_item(item: OrderItem) -> ItemRow:
         color=item.color,
         quantity=str(item.quantity),
         price=format_usd(item.unit_price_cents),
-        image=item.image_url or PLACEHOLDER_IMAGE,
+        image=admin_orders.line_thumbnail(item),
     )
 
 

@@ -140,7 +140,7 @@ def _detail(number: str) -> Detail:
 
 
 def _refund_or_cancel(
-    action: str, number: str, admin: str, request: RefundRequest | None = None, click_id: str = ""
+    action: str, number: str, admin: Actor, request: RefundRequest | None = None, click_id: str = ""
 ) -> Outcome:
     service = services().cancellations
     return service.refund(number, admin, request, click_id) if action == REFUND else service.cancel(number, admin)
@@ -169,7 +169,7 @@ def _after_action(number: str) -> AfterAction:
         )
 
 
-def _resolve(number: str, admin: str, note: str) -> AfterAction:
+def _resolve(number: str, admin: Actor, note: str) -> AfterAction:
     with session_scope() as session:
         admin_orders.resolve(session, number, admin, note)
     return _after_action(number)
@@ -183,7 +183,7 @@ def _resend(number: str, click_id: str, actor: Actor) -> tuple[bool, str, Detail
         return queued, order.customer_email, detail
 
 
-def _revoke_links(number: str, admin: str) -> Detail:
+def _revoke_links(number: str, admin: Actor) -> Detail:
     """Revoke the order's email links as `admin`; the dialog after."""
     with session_scope() as session:
         admin_orders.revoke_links(session, number, admin)
@@ -390,9 +390,9 @@ class OrdersState(PagedAdminState, AdminState):
     async def _act(self, form: dict[str, Any] | None):
         """Refund (the refund form's `form`) or cancel the order in the dialog."""
         async with self:
-            signed_in = await self._signed_in()
-            if signed_in is None:
+            if await self._signed_in() is None:
                 return self._to_login()
+            actor = await self._actor()
         try:
             request = refund_form_request(form) if form is not None else None
         except ValidationError as error:
@@ -404,7 +404,7 @@ class OrdersState(PagedAdminState, AdminState):
             self.acting = True
         try:
             outcome = await asyncio.to_thread(
-                _refund_or_cancel, action, number, signed_in.username, request, click_id if action == REFUND else ""
+                _refund_or_cancel, action, number, actor, request, click_id if action == REFUND else ""
             )
         except Exception as error:
             if not isinstance(error, ServiceError):
@@ -481,15 +481,14 @@ class OrdersState(PagedAdminState, AdminState):
     async def revoke_links(self):
         """'Revoke email links': no link to this order sent in an email opens it any more."""
         async with self:
-            signed_in = await self._signed_in()
-            if signed_in is None:
+            if await self._signed_in() is None:
                 return self._to_login()
-            number = self.detail["number"]
+            actor, number = await self._actor(), self.detail["number"]
             if self.revoking or not number:
                 return None
             self.revoking = True
         try:
-            detail = await asyncio.to_thread(_revoke_links, number, signed_in.username)
+            detail = await asyncio.to_thread(_revoke_links, number, actor)
         except Exception as error:
             if not isinstance(error, ServiceError):
                 log.exception("revoking the links of order %s failed", number)
@@ -532,12 +531,11 @@ class OrdersState(PagedAdminState, AdminState):
     async def resolve(self, form: dict[str, Any]):
         """'Mark resolved' with its note: the order needs attention no more; the note is in its history."""
         async with self:
-            signed_in = await self._signed_in()
-            if signed_in is None:
+            if await self._signed_in() is None:
                 return self._to_login()
-            number, note = self.detail["number"], str((form or {}).get("note", ""))
+            actor, number, note = await self._actor(), self.detail["number"], str((form or {}).get("note", ""))
         try:
-            after = await asyncio.to_thread(_resolve, number, signed_in.username, note)
+            after = await asyncio.to_thread(_resolve, number, actor, note)
         except ServiceError as error:
             return rx.toast.error(RESOLVE_FAILED, description=error.message)
         except Exception:

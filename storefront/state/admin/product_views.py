@@ -30,6 +30,8 @@ class ProductRow(TypedDict):
     variant_count: str
     #: What a new price means for the sizes: 'Base price; larger sizes keep their +$2.00 / +$3.00'.
     price_note: str
+    #: The product's small picture beside its title ("" for none).
+    thumbnail: str
 
 
 class MarginRow(TypedDict):
@@ -96,6 +98,7 @@ def to_row(row: AdminProductRow) -> ProductRow:
         price_value=product_rows.dollars(row.price_cents) or "",
         variant_count=str(len(row.variants)),
         price_note=row.price_note,
+        thumbnail=row.thumbnail,
     )
 
 

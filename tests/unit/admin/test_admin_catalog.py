@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, select
+from sqlmodel import Session, col, delete, select, update
 
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
 from storefront.services.admin import admin_catalog, base_price, product_forms, product_margins, product_rows
@@ -152,6 +152,24 @@ def test_a_row_carries_the_editor_fields(session: Session, provider: DemoPrintPr
 def test_the_list_filters_by_category(session: Session) -> None:
     page = product_rows.product_page(session, shop_id=SHOP, category="HWDZN", limit=100)
     assert page.total >= 4 and {row.category for row in page.rows} == {"hwdzn"}
+
+
+def test_a_row_shows_its_card_pictures_smallest_rendition_and_nothing_without_a_picture(session: Session) -> None:
+    pictured, bare, uncarded = (row.id for row in product_rows.product_page(session, shop_id=SHOP, limit=3).rows)
+    session.exec(
+        update(CatalogImage)
+        .where(col(CatalogImage.product_id).in_([pictured, uncarded]))
+        .values(digest="d" * 24, width=1000, height=1200)
+    )
+    session.exec(delete(CatalogImage).where(col(CatalogImage.product_id) == bare))
+    session.commit()
+    # A card not written yet (after a migration) is derived on the spot.
+    session.exec(update(CatalogProduct).where(col(CatalogProduct.id) == uncarded).values(card_json=""))
+    session.commit()
+    thumbnails = {row.id: row.thumbnail for row in product_rows.product_page(session, shop_id=SHOP, limit=3).rows}
+    small = f"/media/{'d' * 24}-320.webp"
+    assert thumbnails == {pictured: small, bare: "", uncarded: small}
+    assert product_rows.get_product_row(session, pictured).thumbnail == small
 
 
 @pytest.mark.parametrize(("limit", "offset"), [(0, 0), (101, 0), ("many", 0), (10, -1)])

@@ -12,7 +12,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select, update
 
-from storefront.models import Order, OutboxJob
+from storefront.models import Order, OrderItem, OutboxJob
 from storefront.services.admin import admin_orders
 from storefront.services.admin.admin_orders import (
     CSV_HEADER,
@@ -435,3 +435,18 @@ def test_a_table_row_is_formatted_for_display() -> None:
         "attention": REASON,
         "retryable": True,
     }
+
+
+@pytest.mark.parametrize(
+    ("image_url", "thumbnail"),
+    [
+        ("/media/0a1b2c-640.webp", "/media/0a1b2c-320.webp"),
+        ("/media/0a1b2c-240.webp", "/media/0a1b2c-240.webp"),
+        ("/images/product-placeholder.jpg", ""),
+        ("", ""),
+    ],
+)
+def test_an_order_line_shows_its_pictures_smallest_rendition_or_nothing(image_url: str, thumbnail: str) -> None:
+    line = OrderItem(order_id=1, product_id="p", variant_id="1", name="Tee", size="M", quantity=1,
+                     unit_price_cents=2500, image_url=image_url)
+    assert admin_orders.line_thumbnail(line) == thumbnail

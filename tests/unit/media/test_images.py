@@ -123,3 +123,16 @@ def test_a_source_taller_than_webp_allows_still_gets_its_renditions(tmp_path: Pa
     for width in rendition_widths(700):
         with Image.open(tmp_path / images.rendition_name(prepared.digest, width)) as rendition:
             assert rendition.format == "WEBP" and max(rendition.size) <= images.WEBP_MAX_SIDE
+
+
+@pytest.mark.parametrize("source_width", [200, 320, 500, 800, 3000])
+def test_a_thumbnail_loads_the_smallest_rendition_of_a_picture(tmp_path: Path, source_width: int) -> None:
+    prepared = prepare_image(encoded((source_width, 100)), tmp_path)
+    smallest = images.smallest_rendition(picture(prepared).src)
+    assert smallest == images.rendition_url(prepared.digest, min(rendition_widths(source_width)))
+    assert (tmp_path / smallest.rsplit("/", 1)[1]).is_file()
+
+
+def test_an_address_that_is_no_rendition_is_its_own_thumbnail() -> None:
+    assert images.smallest_rendition("/images/product-placeholder.jpg") == "/images/product-placeholder.jpg"
+    assert images.smallest_rendition("https://cdn.example/a-640.webp") == "https://cdn.example/a-640.webp"

@@ -64,6 +64,7 @@ def test_a_row_shows_its_price_in_dollars_and_keeps_the_typed_form_for_the_price
         "price_value": "31.50",
         "variant_count": "2",
         "price_note": "Base price: every size sells at it",
+        "thumbnail": "",
     }
 
 
