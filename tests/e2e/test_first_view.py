@@ -310,3 +310,29 @@ def test_the_try_on_first_html_holds_the_items_the_page_then_shows(browser: Brow
     linked = island(first_html(store, f"/try-it-on?item={chosen}"), "tryon-items")
     assert re.search(r'aria-pressed="true"[^>]*data-replay="tryon-item:' + re.escape(chosen), linked)
     assert linked.index(chosen) < linked.index(re.findall(r'data-replay="tryon-item:([^"]+)"', served)[0])
+
+
+#: Every layout shift the page has had, from its first paint (buffered) on.
+LAYOUT_SHIFTS_JS = """() => new Promise(resolve => {
+    const shifts = [];
+    new PerformanceObserver(list => shifts.push(...list.getEntries().map(e => e.value)))
+        .observe({type: 'layout-shift', buffered: true});
+    requestAnimationFrame(() => requestAnimationFrame(() => resolve(shifts)));
+})"""
+
+
+@pytest.mark.parametrize("path", ["/products", "/new-arrivals", "/tours-and-events"])
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_page_does_not_shift_as_the_app_s_cards_take_the_first_view_s_place(
+    browser: Browser, store_url: str, path: str, width: int
+) -> None:
+    # The first view's later items are drawn only near the screen (assets/styles.css); a card
+    # drawn at a held height that is not its own would move what is below it.
+    page = browser.new_page(base_url=store_url, viewport={"width": width, "height": 844})
+    try:
+        page.goto(path)
+        page.wait_for_function("() => !document.querySelector('[data-first-view]')")
+        shifts = page.evaluate(LAYOUT_SHIFTS_JS)
+    finally:
+        page.close()
+    assert sum(shifts) == 0, shifts
