@@ -161,25 +161,26 @@ def parse(text: str) -> list[Node]:
     return nodes
 
 
-def _split_top_level(selector_list: str) -> list[str]:
-    """The selectors of a list, split on commas outside parentheses, brackets and strings."""
+def _split_top_level(text: str, separator: str = ",") -> list[str]:
+    """`text` split on `separator` outside parentheses, brackets and strings: a selector list's
+    selectors (commas), or a rule body's declarations (semicolons)."""
     parts, depth, current, i = [], 0, [], 0
-    while i < len(selector_list):
-        c = selector_list[i]
+    while i < len(text):
+        c = text[i]
         if c in "\"'":
-            j = _skip_string(selector_list, i)
-            current.append(selector_list[i:j])
+            j = _skip_string(text, i)
+            current.append(text[i:j])
             i = j
             continue
         if c == "\\":
-            current.append(selector_list[i:i + 2])
+            current.append(text[i:i + 2])
             i += 2
             continue
         if c in "([":
             depth += 1
         elif c in ")]":
             depth -= 1
-        elif c == "," and depth == 0:
+        elif c == separator and depth == 0:
             parts.append("".join(current))
             current = []
             i += 1
@@ -271,32 +272,9 @@ class PurgeResult:
     rules_kept: int
 
 
-def _declarations(body: str) -> list[str]:
-    """A rule body's declarations, split on semicolons outside strings and parentheses."""
-    parts, depth, start, i = [], 0, 0, 0
-    while i < len(body):
-        c = body[i]
-        if c in "\"'":
-            i = _skip_string(body, i)
-            continue
-        if c == "\\":
-            i += 2
-            continue
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c == ";" and depth == 0:
-            parts.append(body[start:i])
-            start = i + 1
-        i += 1
-    parts.append(body[start:])
-    return [part for part in parts if part.strip()]
-
-
 def _without_unused_scales(body: str, usage: RadixUsage) -> str:
     """`body` without the custom properties of the colour scales `usage` does not keep."""
-    declarations = _declarations(body)
+    declarations = [part for part in _split_top_level(body, ";") if part.strip()]
     kept = [
         declaration for declaration in declarations
         if (match := _SCALE_PROPERTY.fullmatch(declaration.split(":", 1)[0].strip())) is None
