@@ -17,6 +17,14 @@ _BACKEND_ONLY = "--backend-only" in sys.argv[1:] or os.environ.get("REFLEX_BACKE
     "1", "true", "yes",
 }
 
+if _settings.redis_url:
+    # Several workers share state through Redis: a worker keeps the state of a browser it has just
+    # served leased in memory for a moment (Reflex's opportunistic lock), so a burst of one
+    # shopper's events (search keystrokes) costs no Redis round trips; another worker asking for
+    # that state makes it write the state back at once. The environment may say otherwise.
+    os.environ.setdefault("REFLEX_OPLOCK_ENABLED", "true")
+    os.environ.setdefault("REFLEX_OPLOCK_HOLD_TIME", "2s")
+
 config = rx.Config(
     app_name="storefront",
     telemetry_enabled=False,

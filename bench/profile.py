@@ -13,6 +13,8 @@ from pathlib import Path
 
 PROFILE_DIR = Path(__file__).resolve().parent
 ENABLED = os.environ.get("BENCH_PROFILE", "") not in ("", "0")
+#: BENCH_PROFILE=gil samples only the thread holding the GIL: where the CPU goes, without the waits.
+GIL_ONLY = os.environ.get("BENCH_PROFILE", "") == "gil"
 
 
 def _py_spy() -> str | None:
@@ -31,7 +33,7 @@ def sampled(pid: int, name: str) -> Iterator[None]:
         return
     out = PROFILE_DIR / f"profile-{name}.txt"
     recorder = subprocess.Popen([py_spy, "record", "--pid", str(pid), "--format", "raw", "--rate", "200",
-                                 "--subprocesses", "--output", str(out)],
+                                 *(["--gil"] if GIL_ONLY else []), "--subprocesses", "--output", str(out)],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         yield

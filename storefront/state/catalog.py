@@ -99,9 +99,9 @@ def card_list(name: str) -> ClientStateVar:
     return ClientStateVar.create(name, default=[], global_ref=True)
 
 
-def show_cards(cards_var: ClientStateVar, cards: list[ProductCard], append: bool) -> rx.event.EventSpec:
-    """The event that puts a page of cards in the browser: appended, or replacing what it shows."""
-    page = json.dumps(cards, separators=(",", ":"))
+def show_cards(cards_var: ClientStateVar, page: str, append: bool) -> rx.event.EventSpec:
+    """The event that puts a page of cards (`page`: their JSON array) in the browser: appended, or
+    replacing what it shows."""
     if not append:
         return cards_var.push(Var(_js_expr=page))
     shown = Var(_js_expr=f"refs['_client_state_{cards_var._getter_name}']")
@@ -157,7 +157,7 @@ class PagedCardsState(rx.State, mixin=True):
             loading=False,
             failed=False,
         )
-        return show_cards(self._cards(), page["cards"], append)
+        return show_cards(self._cards(), page["cards_json"], append)
 
     async def _fetch(self, append: bool) -> AsyncIterator[rx.event.EventSpec]:
         """Fetch the first page or append the next one (from a background event)."""

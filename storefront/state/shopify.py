@@ -8,6 +8,7 @@ async network calls for a real shop: they are awaited in background events outsi
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from typing import TypedDict
 
@@ -130,7 +131,7 @@ class StoreListState(rx.State):
         self._cursor = page.next_cursor
         self.has_more = bool(page.next_cursor)
         self.loading, self.failed = False, False
-        return show_cards(STORE_CARDS, cards, append)  # type: ignore[arg-type]
+        return show_cards(STORE_CARDS, json.dumps(cards, separators=(",", ":")), append)
 
     async def _first_page(self):
         """Fetch the first page for the current search and collection; drops a stale answer."""

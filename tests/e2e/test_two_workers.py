@@ -301,8 +301,14 @@ def test_redis_holds_no_admin_token_and_a_failing_handler_logs_none(workers: Wor
     with ThreadPoolExecutor(max_workers=1) as pool:
         pool.submit(asyncio.run, scenario()).result()
     store = _redis()
-    values = b"".join(_stored_bytes(store, key) for key in store.scan_iter(match=f"*{client_token}*"))
-    assert hash_token(raw).encode() in values  # the state was written and is what was scanned
+
+    def stored() -> bytes:
+        return b"".join(_stored_bytes(store, key) for key in store.scan_iter(match=f"*{client_token}*"))
+
+    # A keeps the state it served leased in memory for a moment (REFLEX_OPLOCK_HOLD_TIME) before
+    # writing it to Redis.
+    poll("the state written to Redis", lambda: hash_token(raw).encode() in stored(), 15)
+    values = stored()
     assert raw.encode() not in values
     assert raw not in _log(workers.a) and hash_token(raw) not in _log(workers.a)
 

@@ -3,6 +3,8 @@ pages' state holds and what the served first view draws (prices already formatte
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from typing import TypedDict
 
 from sqlmodel import Session
@@ -12,6 +14,8 @@ from storefront.services.platform.money import format_usd
 
 NEW_ARRIVALS_LIMIT = 12
 PRODUCTS_PAGE_SIZE = 24
+#: Cards kept as the browser's JSON (a search or a listing sends the same cards again and again).
+CARD_TEXTS = 4096
 
 
 class CardColour(TypedDict):
@@ -56,8 +60,16 @@ def to_card(product: listing.ProductCardSummary) -> ProductCard:
     )
 
 
+@lru_cache(maxsize=CARD_TEXTS)
+def card_text(product: listing.ProductCardSummary) -> str:
+    """The card as the JSON the browser gets (the summary is immutable, so its text never changes)."""
+    return json.dumps(to_card(product), separators=(",", ":"))
+
+
 class CardPage(TypedDict):
     cards: list[ProductCard]
+    #: The same cards as one JSON array, for the browser.
+    cards_json: str
     next_cursor: str
     total: int
 
@@ -82,4 +94,9 @@ def card_page(
         with_total=not cursor,
     )
     total = page.total if page.total is not None else -1
-    return CardPage(cards=[to_card(p) for p in page.cards], next_cursor=page.next_cursor, total=total)
+    return CardPage(
+        cards=[to_card(p) for p in page.cards],
+        cards_json=f"[{','.join(map(card_text, page.cards))}]",
+        next_cursor=page.next_cursor,
+        total=total,
+    )

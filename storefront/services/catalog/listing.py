@@ -15,6 +15,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import and_, event, func, update
@@ -39,6 +40,9 @@ CARD_VERSION = 1
 _STALE_KEY = "stale_product_cards"
 #: Product ids per query when cards are rebuilt.
 _REBUILD_BATCH = 500
+#: Stored cards kept decoded (a listing shows the same cards again and again; a change to a
+#: product changes its stored card, so an entry is never stale).
+DECODED_CARDS = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +106,7 @@ def card_json(variants: Sequence[CatalogVariant], images: Sequence[CatalogImage]
     return json.dumps(card, separators=(",", ":"))
 
 
+@lru_cache(maxsize=DECODED_CARDS)
 def _card(product_id: str, name: str, stored: str) -> ProductCardSummary | None:
     """The card kept for a product; None when it is missing or of another format."""
     try:
