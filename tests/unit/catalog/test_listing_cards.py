@@ -13,6 +13,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select, update
 
 from storefront.models import CatalogImage, CatalogProduct, CatalogVariant
+from storefront.services.catalog.cards import card_page
 from storefront.services.catalog.catalog import get_product
 from storefront.services.catalog.listing import ProductCardSummary, fill_missing_cards, product_page
 from storefront.services.catalog.seed import seed_catalogue_if_empty
@@ -123,3 +124,16 @@ def test_a_missing_or_old_card_is_derived_on_the_spot_and_filled_later(
     assert fill_missing_cards(session) == 1
     session.commit()
     assert stored(engine, "p1")["price"] == 2500 and fill_missing_cards(session) == 0
+
+
+def test_the_browser_s_cards_follow_a_change_after_being_shown(session: Session) -> None:
+    """A card is kept decoded and as the browser's JSON once shown (by its stored text); a change to
+    the product is what the next page shows, in both forms."""
+    add(session, printify_product("p1", "Tee", variants=[(1, "M", 2500, True), (2, "L", 2700, True)]))
+    first = card_page(session, limit=100)
+    assert card_page(session, limit=100)["cards_json"] == first["cards_json"]  # shown again, from the cache
+    add(session, printify_product("p1", "Tee", variants=[(1, "M", 2600, False), (2, "L", 2900, True)]))
+    again = card_page(session, limit=100)
+    assert json.loads(again["cards_json"]) == again["cards"]
+    assert [(c["price"], c["sizes"]) for c in again["cards"]] == [("$29.00", ["L"])]
+    assert json.loads(first["cards_json"])[0]["price"] == "$25.00"
