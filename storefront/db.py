@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
 from alembic.config import Config as AlembicConfig
-from sqlalchemy import event
+from sqlalchemy import event, exc
 from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, create_engine
 
@@ -16,12 +17,43 @@ from alembic import command
 from storefront.config import PROJECT_ROOT, get_settings
 from storefront.services.platform.private_files import private_sqlite
 
+#: A pooled server connection idle longer than this is pinged before it is used (PostgreSQL may
+#: have ended it meanwhile); one checked in a moment ago is used as it is. Pinging every checkout
+#: cost a round trip per query, most of a listing query's own time.
+IDLE_PING_SECONDS = 10.0
+#: The clock idle time is read on (tests move it).
+monotonic = time.monotonic
+
+
+def _ping_when_idle(engine: Engine) -> None:
+    """Ping a connection on checkout only after it sat idle in the pool; a dead one is replaced.
+    A connection ended within the window fails its first statement instead, and that error makes
+    the pool replace every connection older than it."""
+
+    @event.listens_for(engine, "connect")
+    @event.listens_for(engine, "checkin")
+    def _fresh(_dbapi_connection, record) -> None:  # type: ignore[no-untyped-def]
+        record.info["fresh_at"] = monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _ping(dbapi_connection, record, _proxy) -> None:  # type: ignore[no-untyped-def]
+        if monotonic() - record.info.get("fresh_at", 0.0) <= IDLE_PING_SECONDS:
+            return
+        try:
+            alive = engine.dialect.do_ping(dbapi_connection)
+        except engine.dialect.loaded_dbapi.Error as error:
+            raise exc.DisconnectionError(str(error)) from error
+        if not alive:
+            raise exc.DisconnectionError("the connection did not answer a ping")
+
 
 def make_engine(url: str) -> Engine:
     """An engine for this URL; SQLite gets its folder created, foreign keys and WAL."""
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True)
+        engine = create_engine(url)
+        _ping_when_idle(engine)
+        return engine
     if parsed.database and parsed.database != ":memory:":
         private_sqlite(Path(parsed.database))
     engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
