@@ -61,9 +61,10 @@ def to_card(product: listing.ProductCardSummary) -> ProductCard:
 
 
 @lru_cache(maxsize=CARD_TEXTS)
-def card_text(product: listing.ProductCardSummary) -> str:
-    """The card as the JSON the browser gets (the summary is immutable, so its text never changes)."""
-    return json.dumps(to_card(product), separators=(",", ":"))
+def _shown_card(product: listing.ProductCardSummary) -> tuple[ProductCard, str]:
+    """The card and its JSON for the browser, made once per summary (which is immutable)."""
+    card = to_card(product)
+    return card, json.dumps(card, separators=(",", ":"))
 
 
 class CardPage(TypedDict):
@@ -94,9 +95,10 @@ def card_page(
         with_total=not cursor,
     )
     total = page.total if page.total is not None else -1
+    shown = [_shown_card(p) for p in page.cards]
     return CardPage(
-        cards=[to_card(p) for p in page.cards],
-        cards_json=f"[{','.join(map(card_text, page.cards))}]",
+        cards=[ProductCard(**card) for card, _ in shown],  # copies: the kept cards stay as made
+        cards_json=f"[{','.join(text for _, text in shown)}]",
         next_cursor=page.next_cursor,
         total=total,
     )
