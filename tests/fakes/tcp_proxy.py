@@ -33,6 +33,10 @@ class TcpProxy:
         """Refuse new connections and cut the open ones (both ends)."""
         listener, self._listener = self._listener, None
         if listener is not None:
+            # Closing alone leaves a listener that a thread is blocked accepting on still listening
+            # (the kernel keeps it while the call runs); shutting it down wakes that call first.
+            with contextlib.suppress(OSError):
+                listener.shutdown(socket.SHUT_RDWR)
             listener.close()
         with self._lock:
             sockets, self._sockets = self._sockets, set()
