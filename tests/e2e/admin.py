@@ -52,3 +52,12 @@ def staff_member(store_url: str, username: str, password: str, role: str = "staf
     token = invited.json()["link"].split("token=")[1]
     answer = httpx.post(f"{store_url}/api/staff/set-password", json={"token": token, "password": password})
     assert answer.status_code == 200, answer.text
+
+
+def set_password_from_link(page: Page, link: str, password: str) -> None:
+    """Open an invitation or reset link (path and query) and set the password it offers."""
+    open_page(page, link)
+    page.get_by_label("New password").fill(password)
+    page.get_by_label("Repeat it").fill(password)
+    page.get_by_role("button", name="Set password").click()
+    expect(page.get_by_role("heading", name="Password set")).to_be_visible()

@@ -11,7 +11,7 @@ from sqlmodel import Session, col, create_engine, select
 
 from storefront.models import MailMessage
 from storefront.services.staff.accounts import NAME_REQUIRED, RESET_SENT
-from tests.e2e.admin import sign_in, staff_member
+from tests.e2e.admin import set_password_from_link, sign_in, staff_member
 from tests.e2e.browser import open_page
 from tests.e2e.conftest import StoreServer
 
@@ -52,11 +52,7 @@ def test_a_staff_member_resets_a_forgotten_password_and_signs_in_with_the_new_on
     expect(page.get_by_test_id("reset-sent")).to_have_text(RESET_SENT)
     expect(page.get_by_role("link", name="Back to sign in")).to_be_visible()
 
-    open_page(page, _reset_link(store, "uma@example.com"))
-    page.get_by_label("New password").fill(NEW_PASSWORD)
-    page.get_by_label("Repeat it").fill(NEW_PASSWORD)
-    page.get_by_role("button", name="Set password").click()
-    expect(page.get_by_role("heading", name="Password set")).to_be_visible()
+    set_password_from_link(page, _reset_link(store, "uma@example.com"), NEW_PASSWORD)
 
     sign_in(page, "uma", NEW_PASSWORD)
     expect(page.get_by_role("tab", name="Orders")).to_be_visible()

@@ -9,8 +9,7 @@ import httpx
 from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e import test_shopping as shopping
-from tests.e2e.admin import open_tab, sign_in
-from tests.e2e.browser import open_page
+from tests.e2e.admin import open_tab, set_password_from_link, sign_in
 from tests.e2e.conftest import StoreServer
 
 SAM_PASSWORD = "sam's own long passphrase"
@@ -53,11 +52,7 @@ def test_an_invited_staff_member_sets_a_password_signs_in_and_cannot_refund(page
     address = urlsplit(link.inner_text())
 
     _log_out(page)
-    open_page(page, f"{address.path}?{address.query}")
-    page.get_by_label("New password").fill(SAM_PASSWORD)
-    page.get_by_label("Repeat it").fill(SAM_PASSWORD)
-    page.get_by_role("button", name="Set password").click()
-    expect(page.get_by_role("heading", name="Password set")).to_be_visible()
+    set_password_from_link(page, f"{address.path}?{address.query}", SAM_PASSWORD)
 
     sign_in(page, "sam", SAM_PASSWORD)
     expect(page.get_by_role("tab", name="Orders")).to_be_visible()
