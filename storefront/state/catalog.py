@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -10,8 +11,8 @@ from typing import TypedDict
 from urllib.parse import urlencode
 
 import reflex as rx
-from reflex.experimental.client_state import ClientStateVar
-from reflex.vars.base import Var
+from reflex.event import Event
+from reflex.experimental.client_state import ClientStateVar, _client_state_ref
 
 from storefront.services.catalog import cards as product_cards, catalog
 from storefront.services.catalog.cards import (
@@ -84,12 +85,22 @@ def listing_url(query: str) -> str:
     return f"{PRODUCTS_ROUTE}?{urlencode({SEARCH_PARAM: query})}" if query else PRODUCTS_ROUTE
 
 
-def keep_search_in_address(query: str) -> rx.event.EventSpec:
+def browser_call(script: str) -> Event:
+    """An event that runs `script` (JavaScript statements) in the browser, made as plain text.
+
+    Reflex's own (`rx.call_script`, `ClientStateVar.push`) build their JavaScript as Vars, which
+    cost a search keystroke more of the server's time than the search itself."""
+    return Event(name="_call_function", payload={"function": f"(() => {{ {script} }})", "callback": None})
+
+
+def keep_search_in_address(query: str) -> Event:
     """Put the search into the address bar without a navigation (history.replaceState), unless the
-    shopper has left the listing meanwhile."""
-    return rx.call_script(
+    shopper has left the listing meanwhile. After the cards are drawn: it waits for a task of its
+    own, since replacing a history entry takes the browser a millisecond or more."""
+    return browser_call(
+        "setTimeout(() => { "
         f"if (window.location.pathname.replace(/\\/+$/, '') === {json.dumps(PRODUCTS_ROUTE)}) "
-        f"window.history.replaceState(window.history.state, '', {json.dumps(listing_url(query))});"
+        f"window.history.replaceState(window.history.state, '', {json.dumps(listing_url(query))}); }});"
     )
 
 
@@ -99,13 +110,19 @@ def card_list(name: str) -> ClientStateVar:
     return ClientStateVar.create(name, default=[], global_ref=True)
 
 
-def show_cards(cards_var: ClientStateVar, page: str, append: bool) -> rx.event.EventSpec:
+@functools.cache
+def _client_ref(name: str) -> str:
+    """The browser's name for a client var's slot (its value, its setter)."""
+    return str(_client_state_ref(name))
+
+
+def show_cards(cards_var: ClientStateVar, page: str, append: bool) -> Event:
     """The event that puts a page of cards (`page`: their JSON array) in the browser: appended, or
-    replacing what it shows."""
-    if not append:
-        return cards_var.push(Var(_js_expr=page))
-    shown = Var(_js_expr=f"refs['_client_state_{cards_var._getter_name}']")
-    return cards_var.push(Var(_js_expr=f"[...({shown} ?? []), ...{page}]"))
+    replacing what it shows. As ClientStateVar.push does: a list not mounted yet keeps the value
+    for when it mounts."""
+    setter, shared = _client_ref(cards_var._setter_name), _client_ref(cards_var._getter_name)
+    value = f"[...({shared} ?? []), ...{page}]" if append else page
+    return browser_call(f"({setter} ?? ((pushed) => {{ {shared} = pushed; }}))({value});")
 
 
 class PagedCardsState(rx.State, mixin=True):
@@ -136,7 +153,7 @@ class PagedCardsState(rx.State, mixin=True):
     def _cards(self) -> ClientStateVar:
         raise NotImplementedError
 
-    def _searched(self) -> list[rx.event.EventSpec]:
+    def _searched(self) -> list[Event]:
         """What follows a new search besides its cards (nothing, unless a list says otherwise)."""
         return []
 
@@ -147,7 +164,7 @@ class PagedCardsState(rx.State, mixin=True):
             if getattr(self, name) != value:
                 setattr(self, name, value)
 
-    def _take_page(self, page: CardPage, append: bool) -> rx.event.EventSpec:
+    def _take_page(self, page: CardPage, append: bool) -> Event:
         """Take a fetched page into the state; the event that shows its cards."""
         self._cursor = page["next_cursor"]
         self._assign(
@@ -159,7 +176,7 @@ class PagedCardsState(rx.State, mixin=True):
         )
         return show_cards(self._cards(), page["cards_json"], append)
 
-    async def _fetch(self, append: bool) -> AsyncIterator[rx.event.EventSpec]:
+    async def _fetch(self, append: bool) -> AsyncIterator[Event]:
         """Fetch the first page or append the next one (from a background event)."""
         async with self:
             if append and (not self._cursor or self.loading):
@@ -227,7 +244,7 @@ class ProductsState(PagedCardsState, rx.State):
     def _cards(self) -> ClientStateVar:
         return PRODUCTS_CARDS
 
-    def _searched(self) -> list[rx.event.EventSpec]:
+    def _searched(self) -> list[Event]:
         return [keep_search_in_address(self._query)]
 
     @rx.event(background=True)

@@ -13,6 +13,7 @@ import logging
 from typing import TypedDict
 
 import reflex as rx
+from reflex.event import Event
 
 from storefront.services.catalog.catalog import PLACEHOLDER_PICTURE
 from storefront.services.orders.store_lines import purchase_refusal
@@ -125,7 +126,7 @@ class StoreListState(rx.State):
     def show_config_banner(self) -> bool:
         return shows_config_banner(self.status)
 
-    def _take_page(self, page: StorePage, append: bool) -> rx.event.EventSpec:
+    def _take_page(self, page: StorePage, append: bool) -> Event:
         cards = [to_store_card(p) for p in page.products]
         self.count = (self.count if append else 0) + len(cards)
         self._cursor = page.next_cursor

@@ -32,6 +32,7 @@ from storefront.services.catalog.catalog import (
     in_size_order,
     matching,
 )
+from storefront.services.catalog.text_search import search_text
 from storefront.services.media.images import Picture, PreparedImage, picture
 
 MAX_PAGE_SIZE = 100
@@ -261,6 +262,30 @@ def _after(key: tuple[datetime | None, str, str]) -> Any:
     )
 
 
+#: Search statements kept built, by what they search (typing a search repeats its prefixes, and
+#: building one is a good part of a page's cost).
+PAGE_STATEMENTS = 512
+_CARD_COLUMNS: tuple[Any, ...] = (CatalogProduct.id, CatalogProduct.title, CatalogProduct.provider_created_at, CatalogProduct.card_json)
+
+
+@lru_cache(maxsize=PAGE_STATEMENTS)
+def _page_statements(
+    query: str, collection_key: str | None, match_description: bool, limit: int, counted: bool
+) -> tuple[Any, Any]:
+    """(the count of matches, the first page's rows and one more to tell whether a page follows),
+    built once: SQLAlchemy statements are immutable, and one built before keeps its cache key. A
+    later page adds its cursor's condition to the page."""
+    conditions = matching(query=query, collection_key=collection_key, match_description=match_description)
+    count = select(func.count()).select_from(CatalogProduct).where(*conditions)
+    page = (
+        select(*_CARD_COLUMNS, *([func.count().over()] if counted else []))
+        .where(*conditions)
+        .order_by(*LISTING_ORDER)
+        .limit(limit + 1)
+    )
+    return count, page
+
+
 def product_page(
     session: Session,
     *,
@@ -277,27 +302,14 @@ def product_page(
     Keyset paging: the cursor is where the previous page ended, so products added or removed
     between two requests never make a page skip or repeat one that was there all along."""
     limit = min(max(limit, 1), MAX_PAGE_SIZE)
-    conditions = matching(query=query, collection_key=collection_key, match_description=match_description)
     key = _decode_cursor(cursor)
     # On PostgreSQL the first page counts the matches in the same query (a window over every match,
     # taken before the LIMIT): one round trip instead of two. SQLite has no round trip to save, and
     # its window would keep every matching row (card and all) where a COUNT reads only an index.
     counted = with_total and key is None and session.get_bind().dialect.name != "sqlite"
-    total = None
-    if with_total and not counted:
-        total = int(session.exec(select(func.count()).select_from(CatalogProduct).where(*conditions)).one())
-    if key is not None:
-        conditions.append(_after(key))
-    columns: list[Any] = [
-        CatalogProduct.id, CatalogProduct.title, CatalogProduct.provider_created_at, CatalogProduct.card_json
-    ]
-    # One extra row tells whether there is a next page.
-    rows = session.exec(
-        select(*columns, *([func.count().over()] if counted else []))
-        .where(*conditions)
-        .order_by(*LISTING_ORDER)
-        .limit(limit + 1)
-    ).all()
+    count, page = _page_statements(search_text(query), collection_key, match_description, limit, counted)
+    total = int(session.exec(count).one()) if with_total and not counted else None
+    rows = session.exec(page if key is None else page.where(_after(key))).all()
     if counted:
         total = int(rows[0][4]) if rows else 0
     rows, more = rows[:limit], len(rows) > limit

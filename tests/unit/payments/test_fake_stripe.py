@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -30,6 +29,7 @@ from tests.fakes.stripe_server import (
     decode_form,
     signature_header,
 )
+from tests.node_runtime import NODE
 
 KAT_SECRET = "whsec_test_secret"
 KAT_TIMESTAMP = 1700000000
@@ -625,10 +625,6 @@ def test_the_confirm_control_pays_with_a_typed_card_and_never_logs_it(fake: Fake
     forged = httpx.post(f"{fake.api_base}{CONFIRM_PATH}", data={**form, "client_secret": f"{intent.id}_secret_x"})
     assert forged.status_code == 400
 
-
-NODE = shutil.which("node") or next(
-    iter(sorted((PROJECT_ROOT / "tools" / "node_modules").glob("node*/bin/node"))), None
-)
 
 # A DOM just big enough for the stand-in: elements, text, attributes, events and simple selectors.
 NODE_HARNESS = r"""

@@ -6,7 +6,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from storefront.state.catalog import keep_search_in_address, listing_url
+from storefront.state.catalog import listing_url
 from storefront.state.header import HeaderState
 
 
@@ -21,12 +21,6 @@ def test_the_listing_address_carries_the_trimmed_query(query: str, url: str) -> 
 def test_a_query_with_reserved_characters_comes_back_as_typed() -> None:
     query = "tee & hoodie #1 50%"
     assert parse_qs(urlsplit(listing_url(query)).query)["q"] == [query]
-
-
-def test_the_address_script_replaces_the_history_entry_only_on_the_listing() -> None:
-    script = str(keep_search_in_address('say "hi"'))
-    assert "history.replaceState" in script and "/products?q=say+%22hi%22" in script
-    assert "window.location.pathname" in script
 
 
 def test_submitting_the_header_search_closes_it_and_opens_the_listing() -> None:
