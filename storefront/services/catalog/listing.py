@@ -265,7 +265,9 @@ def _after(key: tuple[datetime | None, str, str]) -> Any:
 #: Search statements kept built, by what they search (typing a search repeats its prefixes, and
 #: building one is a good part of a page's cost).
 PAGE_STATEMENTS = 512
-_CARD_COLUMNS: tuple[Any, ...] = (CatalogProduct.id, CatalogProduct.title, CatalogProduct.provider_created_at, CatalogProduct.card_json)
+_CARD_COLUMNS: tuple[Any, ...] = (
+    CatalogProduct.id, CatalogProduct.title, CatalogProduct.provider_created_at, CatalogProduct.card_json
+)
 
 
 @lru_cache(maxsize=PAGE_STATEMENTS)
