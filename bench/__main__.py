@@ -95,7 +95,7 @@ def viewer(browser: Browser, base: str) -> Callable[[str], int]:
     def view_pages(product_id: str) -> int:
         views = 0
         for _ in range(VIEWS_PER_PAGE):
-            for url in store_pages(base, product_id).values():
+            for url in store_pages(base, product_id, DEMO_STORE_PRODUCT_ID).values():
                 page_metrics.cold_load(browser, url)
                 views += 1
         return views

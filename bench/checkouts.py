@@ -100,9 +100,12 @@ async def _checkout(client: httpx.AsyncClient, urls: Sequence[str], number: int,
     if len(numbers) > 1:
         run.split_answers += 1
     order_number = placed[0].json()["order"]["id"]
-    # The request that lost the race answers as a retry, with a new token that replaces the first
-    # one (its first answer may have been lost): pay with the token that opens the order now.
-    tokens = [a.json()["accessToken"] for a in placed]
+    # The request that lost the race answers as a repeat: the order's number and no token (the
+    # winner's stays the only one). Pay with the token that opens the order.
+    tokens = [a.json()["accessToken"] for a in placed if a.json()["accessToken"]]
+    if not tokens:
+        run.stale_tokens += 1
+        return
     token = tokens[-1]
     for candidate in tokens:
         opened = await client.get(f"{first}/api/orders/{order_number}/status", headers={"X-Order-Token": candidate})
