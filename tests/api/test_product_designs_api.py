@@ -48,7 +48,9 @@ def client(
     monkeypatch.setenv("DATA_DIR", str(tmp_path))
     monkeypatch.delenv("UPLOAD_DIR", raising=False)
     as_owner(monkeypatch)
-    with SyncPrintifyClient(fake.token, base_url=fake.base_url, sleep=_no_wait, timeout=0.5) as provider:
+    # No test here holds an answer back, so the timeout only has to outlast a busy machine: an upload
+    # answered in 0.5 s on a quiet one timed out once with the whole suite running beside it.
+    with SyncPrintifyClient(fake.token, base_url=fake.base_url, sleep=_no_wait, timeout=10) as provider:
         yield TestClient(create_api(Settings(), engine=engine, gateway=TestPaymentGateway(), provider=provider))
 
 
